@@ -1,0 +1,8 @@
+"""Decoding Lab's engine: models, logits processors, samplers and step-wise decoders.
+
+Imports torch and transformers, never streamlit. See DESIGN.md for the decoder contract.
+"""
+import os
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")

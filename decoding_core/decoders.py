@@ -1,0 +1,208 @@
+"""The step-wise decoder contract and the autoregressive (greedy / sampling) decoders.
+
+A decoder is a small object: ``start(prompt_ids)``, ``step() -> StepRecord``, ``done``, ``result()``
+and ``run()``. It owns its KV cache, its ``torch.Generator`` and its history; the model is shared
+read-only. Step records are frozen and hold small CPU data only (top-k slices, ids, scores).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+from transformers import DynamicCache
+
+from .models import LoadedModel
+from .processors import SamplingSettings, apply_processors, build_processors
+from .samplers import make_sampler
+
+TOP_N = 20  # how many candidates a step record keeps for the pictures
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    prompt_tokens: list[int]
+    tokens: list[int]
+    text: str
+    metrics: dict
+
+
+@torch.inference_mode()
+def forward(model, input_ids: torch.Tensor, cache: DynamicCache, logits_to_keep: int = 0,
+            **kwargs) -> torch.Tensor:
+    """One target forward over input_ids [B, L] appended to ``cache``; returns float32 logits
+    [B, L, V] (or the last ``logits_to_keep`` positions)."""
+    out = model(input_ids=input_ids, cache=cache, use_cache=True,
+                logits_to_keep=logits_to_keep, **kwargs)
+    return out.logits.float()
+
+
+class Decoder:
+    """Base of every decoder: prompt, budget, EOS ids, history, timing and the run loop."""
+
+    strategy = "base"
+
+    def __init__(self, lm: LoadedModel, max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True):
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise ValueError(f"max new tokens must be an integer >= 1, got {max_new_tokens!r}")
+        self.lm = lm
+        self.max_new_tokens = max_new_tokens
+        self.seed = int(seed)
+        self.eos_ids = set(lm.eos_ids) if stop_at_eos else set()
+        self.history: list = []
+        self.prompt_ids: list[int] = []
+        self.tokens: list[int] = []
+        self.wall_s = 0.0
+        self.target_forwards = 0
+        self._started = False
+
+    # -- contract -------------------------------------------------------------------------------
+    def start(self, prompt_ids: list[int]) -> "Decoder":
+        if not prompt_ids:
+            raise ValueError("The prompt is empty: type some text to decode from.")
+        limit = getattr(self.lm.model.config, "max_position_embeddings", None)
+        if limit and len(prompt_ids) + self.max_new_tokens > limit:
+            raise ValueError(f"prompt ({len(prompt_ids)} tokens) + max new tokens ({self.max_new_tokens}) "
+                             f"exceeds the model's context of {limit} tokens")
+        self.prompt_ids = [int(t) for t in prompt_ids]
+        self.tokens, self.history = [], []
+        self.wall_s, self.target_forwards = 0.0, 0
+        self.generator = torch.Generator(device=self.lm.device).manual_seed(self.seed)
+        self._reset()
+        self._started = True
+        return self
+
+    def step(self):
+        if not self._started:
+            raise RuntimeError("call start(prompt_ids) before step()")
+        if self.done:
+            raise RuntimeError("the decoder is done; start again to decode more")
+        t0 = time.perf_counter()
+        record = self._step(t0)
+        self.wall_s += time.perf_counter() - t0
+        self.history.append(record)
+        return record
+
+    @property
+    def done(self) -> bool:
+        if not self._started:
+            return False
+        if len(self.tokens) >= self.max_new_tokens:
+            return True
+        return bool(self.tokens) and self.tokens[-1] in self.eos_ids
+
+    def run(self) -> DecodeResult:
+        while not self.done:
+            self.step()
+        return self.result()
+
+    def result(self) -> DecodeResult:
+        tokens = self.tokens[: self.max_new_tokens]
+        return DecodeResult(list(self.prompt_ids), list(tokens), self.lm.decode(tokens), self.metrics())
+
+    def metrics(self) -> dict:
+        n = len(self.tokens[: self.max_new_tokens])
+        return {"new_tokens": n, "wall_s": round(self.wall_s, 6), "target_forwards": self.target_forwards,
+                "tokens_per_s": round(n / self.wall_s, 3) if self.wall_s > 0 else None}
+
+    # -- for subclasses -------------------------------------------------------------------------
+    def _reset(self) -> None:
+        raise NotImplementedError
+
+    def _step(self, t0: float):
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TokenStep:
+    """One autoregressive step: the distribution it drew from (top-N slice) and the token drawn."""
+
+    index: int
+    token_id: int
+    token_text: str
+    raw_prob: float            # softmax of the model's logits
+    prob: float                # after the processors: what the token was drawn from
+    top_ids: tuple[int, ...]
+    top_texts: tuple[str, ...]
+    top_raw: tuple[float, ...]
+    top_processed: tuple[float, ...]
+    kept: int                  # tokens left with probability > 0 after the processors
+    entropy: float             # nats, of the processed distribution
+    elapsed_s: float
+    finished: bool = False
+
+
+def summarize_distribution(lm: LoadedModel, raw_logits: torch.Tensor, logits: torch.Tensor, top_n: int = TOP_N):
+    """Top-N slice of raw and processed probabilities for one position (CPU floats)."""
+    raw = torch.softmax(raw_logits.float(), dim=-1)
+    proc = torch.softmax(logits.float(), dim=-1)
+    top = torch.topk(raw, min(top_n, raw.numel()))
+    ids = top.indices.tolist()
+    entropy = float(-(proc * torch.log(proc.clamp_min(1e-30))).sum())
+    return dict(
+        top_ids=tuple(ids),
+        top_texts=tuple(lm.token_text(i) for i in ids),
+        top_raw=tuple(top.values.tolist()),
+        top_processed=tuple(proc[ids].tolist()),
+        kept=int((proc > 0).sum()),
+        entropy=entropy,
+    ), raw, proc
+
+
+class AutoregressiveDecoder(Decoder):
+    """One token per target forward: greedy (argmax) or ancestral sampling with a named sampler."""
+
+    def __init__(self, lm: LoadedModel, settings: SamplingSettings | None = None, sampler: str | None = None,
+                 max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True):
+        super().__init__(lm, max_new_tokens, seed, stop_at_eos)
+        self.settings = settings or SamplingSettings()
+        self.sampler_name = sampler
+        if sampler is None:  # greedy: only the processors that change the argmax's input apply
+            greedy_settings = SamplingSettings(repetition_penalty=self.settings.repetition_penalty)
+            self.processors = build_processors(greedy_settings)
+        else:
+            self.processors = build_processors(self.settings)
+            make_sampler(sampler)  # validate the name now, not mid-run
+        self.strategy = "greedy" if sampler is None else "sample"
+
+    def _reset(self):
+        self.cache = DynamicCache()
+        self.sampler = make_sampler(self.sampler_name) if self.sampler_name else None
+        self._next_input = torch.tensor([self.prompt_ids], device=self.lm.device)
+
+    def next_logits(self) -> torch.Tensor:
+        """Feed the pending input (the prompt first, then the last token) and return logits [V]."""
+        logits = forward(self.lm.model, self._next_input, self.cache, logits_to_keep=1)[0, -1]
+        self.target_forwards += 1
+        return logits
+
+    def choose(self, logits: torch.Tensor) -> tuple[int, torch.Tensor]:
+        """Apply the processors and pick a token; returns (token, processed logits)."""
+        context = torch.tensor([self.prompt_ids + self.tokens], device=logits.device)
+        processed = apply_processors(self.processors, context, logits.unsqueeze(0))
+        if self.sampler is None:
+            token = int(torch.argmax(processed, dim=-1))
+        else:
+            token = int(self.sampler(processed, self.generator))
+        return token, processed[0]
+
+    def _step(self, t0):
+        logits = self.next_logits()
+        token, processed = self.choose(logits)
+        summary, raw, proc = summarize_distribution(self.lm, logits, processed)
+        self.tokens.append(token)
+        self._next_input = torch.tensor([[token]], device=self.lm.device)
+        return TokenStep(
+            index=len(self.tokens) - 1, token_id=token, token_text=self.lm.token_text(token),
+            raw_prob=float(raw[token]), prob=float(proc[token]), elapsed_s=time.perf_counter() - t0,
+            finished=token in self.eos_ids, **summary,
+        )
+
+
+def greedy_decoder(lm: LoadedModel, max_new_tokens: int = 64, **kw) -> AutoregressiveDecoder:
+    return AutoregressiveDecoder(lm, sampler=None, max_new_tokens=max_new_tokens, **kw)
+
+
+def sampling_decoder(lm: LoadedModel, settings: SamplingSettings, sampler: str = "multinomial",
+                     max_new_tokens: int = 64, seed: int = 0, **kw) -> AutoregressiveDecoder:
+    return AutoregressiveDecoder(lm, settings, sampler, max_new_tokens, seed, **kw)

