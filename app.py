@@ -10,15 +10,15 @@ import streamlit as st
 from ui import params
 from ui.lab import lab
 
-st.set_page_config(page_title="Decoding Lab", page_icon="🔬", layout="wide")
+st.set_page_config(page_title="Decoding Lab", page_icon=":material/biotech:", layout="wide")
 
 PAGES = [
-    ("views/home.py", "Home", "🏠"),
-    ("views/sampling.py", "Sampling", "🎲"),
-    ("views/beam.py", "Beam search", "🌳"),
-    ("views/speculative.py", "Speculative decoding", "⚡"),
-    ("views/eagle.py", "EAGLE", "🦅"),
-    ("views/compare.py", "Compare strategies", "⚖️"),
+    ("views/home.py", "Home", ":material/home:"),
+    ("views/sampling.py", "Sampling", ":material/casino:"),
+    ("views/beam.py", "Beam search", ":material/account_tree:"),
+    ("views/speculative.py", "Speculative decoding", ":material/bolt:"),
+    ("views/eagle.py", "EAGLE", ":material/park:"),
+    ("views/compare.py", "Compare strategies", ":material/compare_arrows:"),
 ]
 root = Path(__file__).parent
 nav = st.navigation([st.Page(path, title=title, icon=icon, default=(i == 0))

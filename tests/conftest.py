@@ -60,3 +60,41 @@ PROMPTS = [
     "Write a haiku about autumn leaves.",
     "Explain photosynthesis in one sentence.",
 ]
+
+
+class BigramTableModel(torch.nn.Module):
+    """A 'model' whose next-token log-probs depend only on the last token: a hand-written table.
+    Lets tests work out beam frontiers by hand. Ignores the KV cache it is given."""
+
+    def __init__(self, table: torch.Tensor, eos: int):
+        super().__init__()
+        from types import SimpleNamespace
+
+        from transformers import GenerationConfig
+
+        self.table = table  # [V, V] log-probs, row = previous token
+        self.config = SimpleNamespace(max_position_embeddings=512, num_hidden_layers=1, num_key_value_heads=1,
+                                      num_attention_heads=1, head_dim=1, hidden_size=1)
+        self.generation_config = GenerationConfig(eos_token_id=eos)
+        self.calls = []
+
+    def get_output_embeddings(self):
+        return torch.nn.Linear(1, self.table.shape[0], bias=False)
+
+    def forward(self, input_ids, logits_to_keep=0, **kwargs):
+        from types import SimpleNamespace
+
+        self.calls.append(input_ids.shape[0])
+        logits = self.table[input_ids]
+        return SimpleNamespace(logits=logits[:, -logits_to_keep:] if logits_to_keep else logits)
+
+
+def make_table_lm(rows: dict[int, dict[int, float]], vocab: int, eos: int) -> LoadedModel:
+    """rows[prev][next] = probability; unspecified entries get a negligible probability."""
+    table = torch.full((vocab, vocab), 1e-12)
+    for prev, nxt in rows.items():
+        for tok, p in nxt.items():
+            table[prev, tok] = p
+    table = torch.log(table / table.sum(-1, keepdim=True))
+    return LoadedModel(TinyTokenizer(), BigramTableModel(table, eos), "bigram-table", torch.device("cpu"),
+                       torch.float32, 0.0)

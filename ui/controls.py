@@ -49,8 +49,8 @@ def step_buttons(key: str, can_back: bool, done: bool) -> None:
         st.session_state[f"{key}_pending"] = action
 
     cols = st.columns(4)
-    specs = [("reset", "⏮ Reset", False, None), ("back", "◀ Back", not can_back, None),
-             ("step", "Step ▶", done, "primary"), ("run", "Run to end ⏭", done, None)]
-    for col, (action, label, disabled, kind) in zip(cols, specs):
-        col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch",
+    specs = [("reset", "Reset", False, None, ":material/first_page:"), ("back", "Back", not can_back, None, ":material/chevron_left:"),
+             ("step", "Step", done, "primary", ":material/chevron_right:"), ("run", "Run to end", done, None, ":material/last_page:")]
+    for col, (action, label, disabled, kind, icon) in zip(cols, specs):
+        col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch", icon=icon,
                    on_click=queue, args=(action,))

@@ -19,7 +19,7 @@ def warn(msg: str) -> None:
 
 def show_warnings() -> None:
     for msg in st.session_state.pop(_WARN_KEY, []):
-        st.warning(msg, icon="⚠️")
+        st.warning(msg, icon=":material/warning:")
 
 
 def parse(raw: str, kind, lo=None, hi=None, choices=None):

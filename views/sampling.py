@@ -18,7 +18,7 @@ from viz.sampling import distribution_figure, histogram_figure, tokens_html
 
 lab = st.session_state["lab"]
 lm = lab.lm
-st.title("🎲 Sampling")
+st.title("Sampling")
 st.caption("How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a token is drawn from it.")
 prompt_ids = need_prompt(lab)
 
@@ -184,7 +184,7 @@ def stepper():
     step_buttons("sampling", can_back=cursor >= 0, done=cursor == len(dec.history) - 1 and dec.done)
     hist = dec.history[: cursor + 1]
     st.markdown(tokens_html([r.token_text for r in hist], [r.prob for r in hist], current=cursor)
-                if hist else "_No tokens yet: press **Step ▶**._", unsafe_allow_html=True)
+                if hist else "_No tokens yet: press **Step**._", unsafe_allow_html=True)
     if hist:
         rec = hist[-1]
         st.markdown(f"**Step {rec.index}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "

@@ -1,0 +1,155 @@
+"""The speculative draft model for the embedded target, and how drafts are loaded.
+
+The shipped draft is a 2-layer Llama with the target's hidden size, sharing the target's (frozen,
+tied) token embedding and LM head, so only its two decoder layers and final norm are stored
+(assets/draft/). Per token it costs about a quarter of the target's multiply-adds
+(``draft_cost_ratio``). Any Hugging Face causal LM with the same tokenizer can be a draft too.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import torch
+
+from .models import LoadedModel, ModelLoadError, load_model
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+DRAFT_DIR = ASSETS / "draft"
+REBUILD_DRAFT = "python scripts/train_draft.py (see assets/draft/manifest.json for the exact command)"
+
+
+def draft_config(target_config, layers: int = 2, intermediate: int = 896):
+    """The draft's LlamaConfig: the target's, with fewer layers and a narrower MLP."""
+    cfg = type(target_config).from_dict(target_config.to_dict())
+    cfg.num_hidden_layers = layers
+    cfg.intermediate_size = intermediate
+    cfg.tie_word_embeddings = True
+    return cfg
+
+
+def matmul_params(cfg, with_head: bool = True) -> int:
+    """Multiply-adds per token from weights (attention over the context excluded): layers + LM head."""
+    h, i = cfg.hidden_size, cfg.intermediate_size
+    kv = (getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads) * (
+        getattr(cfg, "head_dim", None) or h // cfg.num_attention_heads)
+    per_layer = 2 * h * h + 2 * h * kv + 3 * h * i
+    return cfg.num_hidden_layers * per_layer + (cfg.vocab_size * h if with_head else 0)
+
+
+def draft_cost_ratio(draft_cfg, target_cfg) -> float:
+    return matmul_params(draft_cfg) / matmul_params(target_cfg)
+
+
+def init_draft_from_target(target: torch.nn.Module, cfg) -> torch.nn.Module:
+    """A draft initialised from the target: its layer 0 and middle layer (MLP rows sliced), final norm,
+    and the target's embedding (shared, frozen)."""
+    from transformers import AutoModelForCausalLM
+
+    draft = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+    layers = target.model.layers
+    src_layers = [layers[0], layers[len(layers) // 2]][: cfg.num_hidden_layers]
+    inter = cfg.intermediate_size
+    with torch.no_grad():
+        for dst, src in zip(draft.model.layers, src_layers):
+            sd = {}
+            for name, w in src.state_dict().items():
+                if "gate_proj" in name or "up_proj" in name:
+                    w = w[:inter]
+                elif "down_proj" in name:
+                    w = w[:, :inter]
+                sd[name] = w.float()
+            dst.load_state_dict(sd)
+        draft.model.norm.weight.copy_(target.model.norm.weight)
+        draft.model.embed_tokens.weight = target.model.embed_tokens.weight  # shared, not copied
+    draft.lm_head.weight = draft.model.embed_tokens.weight
+    return draft
+
+
+def trainable_state(draft: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """What the asset stores: everything but the shared embedding / LM head."""
+    return {k: v.detach().cpu().contiguous() for k, v in draft.state_dict().items()
+            if not k.startswith("model.embed_tokens") and not k.startswith("lm_head")}
+
+
+def save_draft(draft: torch.nn.Module, folder: Path) -> str:
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(trainable_state(draft), str(folder / "draft.safetensors"))
+    draft.config.to_json_file(str(folder / "config.json"))
+    return sha256(folder / "draft.safetensors")
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> LoadedModel:
+    """The shipped draft for the embedded target, on the target's device and dtype."""
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    weights, config = folder / "draft.safetensors", folder / "config.json"
+    for f in (weights, config):
+        if not f.exists():
+            raise ModelLoadError(f"The draft asset {f.relative_to(ASSETS.parent)} is missing. Rebuild it with "
+                                 f"{REBUILD_DRAFT}, or choose another draft (prompt lookup needs no model).")
+    manifest = folder / "manifest.json"
+    if manifest.exists():
+        expected = json.loads(manifest.read_text()).get("sha256", {}).get("draft.safetensors")
+        if expected and expected != sha256(weights):
+            raise ModelLoadError(f"{weights.name} does not match its manifest's sha256 (corrupt or partly written). "
+                                 f"Rebuild it with {REBUILD_DRAFT}.")
+    cfg = AutoConfig.from_pretrained(str(folder))
+    t_cfg = target.model.config
+    if cfg.vocab_size != t_cfg.vocab_size or cfg.hidden_size != t_cfg.hidden_size:
+        raise ModelLoadError("The shipped draft was made for the embedded SmolLM2 target; it cannot draft for "
+                             f"{target.name}. Choose prompt lookup or a draft model with {target.name}'s tokenizer.")
+    draft = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+    try:
+        state = load_file(str(weights))
+    except Exception as exc:  # noqa: BLE001 - safetensors raises its own error types
+        raise ModelLoadError(f"{weights.name} could not be read ({exc}). Rebuild it with {REBUILD_DRAFT}.") from exc
+    missing, unexpected = draft.load_state_dict(state, strict=False)
+    missing = [m for m in missing if not m.startswith(("model.embed_tokens", "lm_head"))]
+    if missing or unexpected:
+        raise ModelLoadError(f"{weights.name} does not fit the draft architecture (missing {missing[:2]}, "
+                             f"unexpected {unexpected[:2]}). Rebuild it with {REBUILD_DRAFT}.")
+    draft = draft.to(device=target.device, dtype=target.dtype)
+    draft.model.embed_tokens.weight = target.model.get_input_embeddings().weight  # shared with the target
+    draft.lm_head.weight = draft.model.embed_tokens.weight
+    draft.eval().requires_grad_(False)
+    draft.generation_config = target.model.generation_config
+    return LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
+
+
+def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
+    """A draft must tokenize exactly as the target does (same vocabulary, same ids)."""
+    if draft.tokenizer is target.tokenizer:
+        return
+    a, b = target.tokenizer.get_vocab(), draft.tokenizer.get_vocab()
+    if a != b:
+        only = len(set(a) ^ set(b))
+        raise ModelLoadError(f"The draft {draft.name} has a different tokenizer from {target.name} "
+                             f"({len(b):,} vs {len(a):,} tokens, {only:,} differ): speculative decoding needs the "
+                             "same token ids. Choose a draft from the same model family, or prompt lookup.")
+    if draft.vocab_size < target.vocab_size:
+        raise ModelLoadError(f"The draft's output layer ({draft.vocab_size}) is smaller than the target's "
+                             f"({target.vocab_size}).")
+
+
+def load_draft(target: LoadedModel, source: str) -> LoadedModel | None:
+    """"embedded" = the shipped draft; "prompt-lookup" = no model (None); else a hub id or folder."""
+    if source == "prompt-lookup":
+        return None
+    if source == "embedded":
+        return load_embedded_draft(target)
+    draft = load_model(source, device=target.device.type, dtype=str(target.dtype).replace("torch.", ""))
+    check_same_tokenizer(target, draft)
+    return draft

@@ -1,0 +1,104 @@
+"""Shared pieces of the training scripts: the corpus, batches, checkpoints, logs and manifests."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def load_corpus(path: str | Path, split: str, max_len: int) -> list[tuple[list[int], int]]:
+    """(prompt + the target's answer, prompt length) for one split, cut to max_len tokens."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    seqs = [((r["prompt_ids"] + r["answer_ids"])[:max_len], len(r["prompt_ids"])) for r in rows
+            if r["split"] == split and r["answer_ids"]]
+    if not seqs:
+        raise SystemExit(f"{path} has no {split!r} rows: run scripts/make_corpus.py first")
+    return seqs
+
+
+def corpus_summary(path: str | Path) -> dict:
+    p = Path(path).with_suffix(".summary.json")
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Random, pad: int):
+    """Length-bucketed batches of about batch_tokens tokens: ids [B, L], attention mask [B, L] (real
+    tokens) and answer mask [B, L] (positions holding an answer token: what the loss counts)."""
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i][0]))
+    groups, cur = [], []
+    for i in order:
+        cur.append(i)
+        if len(cur) * len(seqs[cur[-1]][0]) >= batch_tokens:
+            groups.append(cur)
+            cur = []
+    if cur:
+        groups.append(cur)
+    rng.shuffle(groups)
+    for g in groups:
+        width = max(len(seqs[i][0]) for i in g)
+        ids = torch.full((len(g), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(g), width), dtype=torch.bool)
+        answer = torch.zeros((len(g), width), dtype=torch.bool)
+        for r, i in enumerate(g):
+            seq, n_prompt = seqs[i]
+            ids[r, : len(seq)] = torch.tensor(seq)
+            mask[r, : len(seq)] = True
+            answer[r, n_prompt : len(seq)] = True
+        yield ids, mask, answer
+
+
+def lr_at(step: int, total: int, peak: float, warmup: int) -> float:
+    """Linear warm-up, then cosine decay to 10% of the peak."""
+    import math
+
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    frac = (step - warmup) / max(1, total - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+
+
+class Logger:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.f = open(path, "a")
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg: str):
+        line = f"[{time.perf_counter() - self.t0:7.1f}s] {msg}"
+        print(line, flush=True)
+        self.f.write(line + "\n")
+        self.f.flush()
+
+
+def save_checkpoint(path: Path, **state):
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)  # atomic: an interrupted save never leaves a half checkpoint
+
+
+def load_checkpoint(path: Path):
+    return torch.load(path, map_location="cpu", weights_only=False) if path.exists() else None
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+
+
+def command_line() -> str:
+    return "python " + " ".join([str(Path(sys.argv[0]).resolve().relative_to(ROOT))] + sys.argv[1:])
+
+
+def write_manifest(folder: Path, manifest: dict):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

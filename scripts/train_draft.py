@@ -1,0 +1,142 @@
+"""Train the speculative draft for the embedded SmolLM2-135M-Instruct by self-distillation.
+
+The draft (decoding_core/draft.py) is 2 Llama layers with a narrower MLP, initialised from the
+target's first and last layers, sharing the target's frozen embedding / LM head. It learns to
+predict the target's own greedy answers (scripts/make_corpus.py). Checkpoints go to --work every
+--ckpt-every steps and a rerun resumes from there; the asset and its manifest go to --out.
+
+    python scripts/train_draft.py --corpus data/corpus.jsonl --out assets/draft --epochs 2
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from train_common import (ROOT, Logger, batches, command_line, corpus_summary, git_commit, load_checkpoint,
+                          load_corpus, lr_at, save_checkpoint, write_manifest)
+
+from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from_target, save_draft,
+                                 trainable_state)
+from decoding_core.models import load_model
+
+
+@torch.no_grad()
+def evaluate(draft, seqs, pad, batch_tokens=4096):
+    """Held-out next-token loss and top-1 agreement with the target's own (greedy) next token, over
+    answer tokens: a direct estimate of the greedy acceptance rate alpha."""
+    draft.eval()
+    tot_loss, tot_ok, n = 0.0, 0, 0
+    for ids, mask, answer in batches(seqs, batch_tokens, random.Random(0), pad):
+        logits = draft(input_ids=ids, attention_mask=mask.long()).logits[:, :-1].float()
+        tgt, m = ids[:, 1:], answer[:, 1:]
+        tot_loss += float(F.cross_entropy(logits[m], tgt[m], reduction="sum"))
+        tot_ok += int((logits.argmax(-1)[m] == tgt[m]).sum())
+        n += int(m.sum())
+    draft.train()
+    return tot_loss / max(n, 1), tot_ok / max(n, 1)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", default="data/corpus.jsonl")
+    ap.add_argument("--out", default="assets/draft")
+    ap.add_argument("--work", default="runs/draft")
+    ap.add_argument("--epochs", type=float, default=2.0)
+    ap.add_argument("--max-steps", type=int, default=None, help="stop after this many steps (tiny runs)")
+    ap.add_argument("--batch-tokens", type=int, default=4096)
+    ap.add_argument("--seq-len", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--intermediate", type=int, default=896)
+    ap.add_argument("--ckpt-every", type=int, default=50)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    work, out = ROOT / args.work, ROOT / args.out
+    log = Logger(work / "train.log")
+    torch.manual_seed(args.seed)
+
+    target = load_model(device="cpu", dtype="float32")
+    pad = target.eos_ids[0]
+    cfg = draft_config(target.model.config, args.layers, args.intermediate)
+    draft = init_draft_from_target(target.model, cfg)
+    draft.model.embed_tokens.weight.requires_grad_(False)
+    params = [p for n, p in draft.named_parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0)
+    train = load_corpus(args.corpus, "train", args.seq_len)
+    held = load_corpus(args.corpus, "heldout", args.seq_len)
+    n_tokens = sum(len(s) for s, _ in train)
+    steps_per_epoch = sum(1 for _ in batches(train, args.batch_tokens, random.Random(0), pad))
+    total = args.max_steps or max(1, int(steps_per_epoch * args.epochs))
+    log(f"draft: {cfg.num_hidden_layers} layers, MLP {cfg.intermediate_size}, cost ratio "
+        f"{draft_cost_ratio(cfg, target.model.config):.3f}; {len(train)} train / {len(held)} held-out sequences, "
+        f"{n_tokens} train tokens; {total} steps")
+
+    ckpt_path = work / "ckpt.pt"
+    step, curve, wall0 = 0, [], 0.0
+    ck = load_checkpoint(ckpt_path)
+    if ck:
+        draft.load_state_dict(ck["model"], strict=False)
+        opt.load_state_dict(ck["opt"])
+        step, curve, wall0 = ck["step"], ck["curve"], ck["wall_s"]
+        log(f"resumed from step {step}")
+    t0 = time.perf_counter()
+    draft.train()
+    epoch = step // max(1, steps_per_epoch)
+    while step < total:
+        for ids, mask, answer in batches(train, args.batch_tokens, random.Random(args.seed + epoch), pad):
+            if step >= total:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step, total, args.lr, args.warmup)
+            logits = draft(input_ids=ids, attention_mask=mask.long()).logits[:, :-1]
+            m = answer[:, 1:]
+            loss = F.cross_entropy(logits[m].float(), ids[:, 1:][m])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            step += 1
+            curve.append([step, round(loss.item(), 4)])
+            if step % 10 == 0 or step == total:
+                el = wall0 + time.perf_counter() - t0
+                log(f"step {step}/{total} loss {float(loss):.4f} lr {opt.param_groups[0]['lr']:.2e} {el:.0f}s")
+            if step % args.ckpt_every == 0:
+                save_checkpoint(ckpt_path, model=trainable_state(draft), opt=opt.state_dict(), step=step, curve=curve,
+                                wall_s=wall0 + time.perf_counter() - t0)
+        epoch += 1
+    wall = wall0 + time.perf_counter() - t0
+    held_loss, held_acc = evaluate(draft, held, pad)
+    log(f"held-out: loss {held_loss:.4f}, top-1 agreement with the target {held_acc:.3f}")
+    digest = save_draft(draft, out)
+    write_manifest(out, {
+        "what": "Speculative draft for the embedded SmolLM2-135M-Instruct: a 2-layer Llama (the target's hidden size, "
+                "narrower MLP) sharing the target's frozen tied embedding / LM head, which are not stored here.",
+        "architecture": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size,
+                         "intermediate": cfg.intermediate_size, "init": "target layers 0 and 15 (MLP sliced)",
+                         "params_stored": sum(v.numel() for v in trainable_state(draft).values()),
+                         "cost_ratio_multiply_adds": round(draft_cost_ratio(cfg, target.model.config), 4)},
+        "command": command_line(),
+        "git_commit": git_commit(),
+        "data": {"corpus": args.corpus, **corpus_summary(args.corpus), "train_sequences": len(train),
+                 "train_tokens": n_tokens, "heldout_sequences": len(held)},
+        "training": {"steps": step, "epochs": round(step / max(1, steps_per_epoch), 2), "batch_tokens": args.batch_tokens,
+                     "lr": args.lr, "optimizer": "AdamW(0.9, 0.95), cosine, grad clip 1.0", "loss": "cross-entropy on "
+                     "the target's greedy answer tokens", "wall_s": round(wall, 1), "threads": torch.get_num_threads()},
+        "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
+        "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},
+        "sha256": {"draft.safetensors": digest},
+    })
+    log(f"wrote {out}/draft.safetensors ({(out / 'draft.safetensors').stat().st_size / 1e6:.1f} MB) and manifest.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""The Sampling page in Chromium on the embedded model: load, draw, step, no exception box."""
+import pytest
+
+from tests.browser.conftest import no_exception, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def test_home_page(server, page):
+    page.goto(server)
+    wait_idle(page)
+    page.get_by_text("Decoding Lab").first.wait_for()
+    assert page.locator("[data-testid='stSidebar']").get_by_text("Model", exact=True).count() >= 1
+    no_exception(page)
+    screenshot(page, "home")
+
+
+def test_sampling_page_draw_and_step(server, page):
+    page.goto(server + "/sampling")
+    wait_idle(page)
+    page.get_by_text("1 · The next-token distribution").wait_for()
+    assert page.locator(".js-plotly-plot").count() >= 2
+    page.get_by_role("button", name="Draw samples").click()
+    wait_idle(page)
+    table = page.locator("[data-testid='stDataFrame']")
+    table.wait_for()
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.get_by_text("Step 0", exact=False).first.wait_for()
+    assert page.locator("[data-testid='token-strip'] span").count() == 1
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    assert page.locator("[data-testid='token-strip'] span").count() == 2
+    no_exception(page)
+    screenshot(page, "sampling")
+
+
+def test_sampling_link_values_are_validated(server, page):
+    page.goto(server + "/sampling?temperature=99&top_k=-3&prompt=Hello")
+    wait_idle(page)
+    alerts = page.locator("[data-testid='stAlert']").all_inner_texts()
+    text = " ".join(alerts)
+    assert "temperature" in text and "top_k" in text
+    no_exception(page)
