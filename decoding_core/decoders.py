@@ -37,6 +37,13 @@ def forward(model, input_ids: torch.Tensor, cache: DynamicCache, logits_to_keep:
     return out.logits.float()
 
 
+def crop_to(cache: DynamicCache, length: int) -> None:
+    """Keep the first ``length`` positions of a KV cache (transformers 5 crops by a negative count)."""
+    remove = cache.get_seq_length() - length
+    if remove > 0:
+        cache.crop(-remove)
+
+
 class Decoder:
     """Base of every decoder: prompt, budget, EOS ids, history, timing and the run loop."""
 

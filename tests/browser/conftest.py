@@ -65,7 +65,7 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1800})
     pg = ctx.new_page()
     yield pg
     ctx.close()

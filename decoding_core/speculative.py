@@ -1,0 +1,296 @@
+"""Speculative decoding (Leviathan et al. 2023; Chen et al. 2023) on the step-wise contract.
+
+One step: the draft proposes y_1..y_N autoregressively (keeping q_i for each); the target runs ONE
+forward over [pending tokens, y_1..y_N] and yields p_1..p_{N+1}; a verification rule accepts n
+drafts; one more token comes from the target (the correction at the first rejection, else the bonus
+from p_{N+1}); both KV caches are cut back to the accepted prefix. Every step emits n + 1 tokens.
+
+Verification rules are pure functions that take their random draws as arguments:
+- ``verify_topk``   accept y_i while y_i in TopK(p_i) (the source notes; lossless only for K = 1
+                    with a greedy target)
+- ``verify_greedy`` accept while y_i == argmax p_i (output = target greedy decoding)
+- ``verify_sample`` accept y_i with probability min(1, p_i(y_i) / q_i(y_i)); on the first rejection
+                    sample from norm(max(0, p_i - q_i)); all pass: bonus from p_{N+1}. Lossless.
+Prompt-lookup drafts have no q: q is a point mass at y_i (accept with probability p(y); on
+rejection zero p(y) and renormalise).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+from transformers import DynamicCache
+
+from .decoders import Decoder, crop_to, forward
+from .models import LoadedModel
+from .processors import SamplingSettings, apply_processors, build_processors
+
+RULES = ("topk", "greedy", "sample")
+TOP_N = 12
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What a rule decided. Lists are per drafted token (length N)."""
+
+    n_accepted: int
+    next_token: int
+    next_source: str                 # "correction" or "bonus"
+    p_draft: tuple[float, ...]       # p_i(y_i)
+    q_draft: tuple[float, ...]       # q_i(y_i) (1.0 for a point-mass draft)
+    accept_prob: tuple[float, ...]   # min(1, p/q) for "sample"; 1/0 for the deterministic rules
+    uniforms: tuple[float, ...]      # the draws r_i compared with accept_prob ("sample" only)
+    residual: torch.Tensor | None = None  # norm(max(0, p - q)) at the rejection, [V]
+
+
+def _finish(draft, p, q_draft, accept, n, next_token, source, uniforms=(), residual=None) -> Verification:
+    return Verification(n, int(next_token), source, tuple(float(p[i, t]) for i, t in enumerate(draft)),
+                        tuple(q_draft), tuple(accept), tuple(uniforms), residual)
+
+
+def verify_greedy(draft: list[int], p: torch.Tensor) -> Verification:
+    """draft [N] token ids; p [N+1, V] target probabilities (processed). Accept while y_i == argmax p_i."""
+    best = p.argmax(dim=-1).tolist()
+    n = 0
+    while n < len(draft) and draft[n] == best[n]:
+        n += 1
+    accept = [1.0 if i < n else 0.0 for i in range(len(draft))]
+    return _finish(draft, p, [1.0] * len(draft), accept, n, best[n], "bonus" if n == len(draft) else "correction")
+
+
+def verify_topk(draft: list[int], p: torch.Tensor, k: int, generator: torch.Generator | None = None) -> Verification:
+    """Accept y_i while y_i is among the k most likely tokens of p_i. The next token is the target's own
+    choice at the stopping position: argmax p (generator None) or a sample from p (generator given)."""
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"top-K verification needs K >= 1, got {k!r}")
+    top = torch.topk(p, min(k, p.shape[-1]), dim=-1).indices
+    n = 0
+    while n < len(draft) and bool((top[n] == draft[n]).any()):
+        n += 1
+    if generator is None:
+        nxt = int(p[n].argmax())
+    else:
+        nxt = int(torch.multinomial(p[n], 1, generator=generator))
+    accept = [1.0 if i < n else 0.0 for i in range(len(draft))]
+    return _finish(draft, p, [1.0] * len(draft), accept, n, nxt, "bonus" if n == len(draft) else "correction")
+
+
+def verify_sample(draft: list[int], p: torch.Tensor, q: torch.Tensor | None, uniforms: torch.Tensor,
+                  generator: torch.Generator) -> Verification:
+    """Lossless speculative sampling. p [N+1, V], q [N, V] draft probabilities (None = point mass at y_i),
+    uniforms [N] the r_i ~ U(0, 1); generator draws the correction / bonus token."""
+    q_draft, accept = [], []
+    for i, y in enumerate(draft):
+        p_y = float(p[i, y])
+        q_y = float(q[i, y]) if q is not None else 1.0
+        a = min(1.0, p_y / q_y) if q_y > 0 else 1.0
+        q_draft.append(q_y)
+        accept.append(a)
+        if float(uniforms[i]) >= a:  # rejected: r_i >= p/q  (accepted with probability min(1, p/q))
+            if q is not None:
+                residual = torch.clamp(p[i] - q[i], min=0)
+            else:
+                residual = p[i].clone()
+                residual[y] = 0
+            total = float(residual.sum())
+            residual = residual / total if total > 0 else p[i]
+            nxt = int(torch.multinomial(residual, 1, generator=generator))
+            return _finish(draft, p, q_draft, accept, i, nxt, "correction", uniforms[: i + 1].tolist(), residual)
+    nxt = int(torch.multinomial(p[len(draft)], 1, generator=generator))
+    return _finish(draft, p, q_draft, accept, len(draft), nxt, "bonus", uniforms[: len(draft)].tolist())
+
+
+def prompt_lookup(context: list[int], n: int, max_ngram: int = 3) -> list[int]:
+    """Draft by copying: find the most recent earlier occurrence of the context's last n-gram
+    (longest first, up to max_ngram) and propose the n tokens that followed it."""
+    for size in range(min(max_ngram, len(context) - 1), 0, -1):
+        tail = context[-size:]
+        for start in range(len(context) - size - 1, -1, -1):
+            if context[start : start + size] == tail:
+                follow = context[start + size : start + size + n]
+                if follow:
+                    return follow
+    return []
+
+
+@dataclass(frozen=True)
+class DraftToken:
+    token_id: int
+    text: str
+    p: float
+    q: float
+    accept_prob: float
+    uniform: float | None
+    status: str          # accepted | rejected | discarded
+
+
+@dataclass(frozen=True)
+class SpecStep:
+    index: int
+    drafts: tuple[DraftToken, ...]
+    n_accepted: int
+    next_token: int
+    next_text: str
+    next_source: str                      # correction | bonus
+    emitted: tuple[int, ...]              # tokens this step added (accepted drafts + next)
+    residual_top: tuple | None            # (ids, texts, p, q, residual) at the rejection, top slice
+    draft_s: float
+    target_s: float
+    elapsed_s: float
+
+
+class SpeculativeDecoder(Decoder):
+    """Draft N tokens, verify them in one target forward, keep the accepted prefix plus one token."""
+
+    strategy = "speculative"
+
+    def __init__(self, target: LoadedModel, draft: LoadedModel | None, n_draft: int = 4, rule: str = "greedy",
+                 verify_k: int = 1, settings: SamplingSettings | None = None, max_new_tokens: int = 64,
+                 seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False):
+        super().__init__(target, max_new_tokens, seed, stop_at_eos)
+        if rule not in RULES:
+            raise ValueError(f"verification rule must be one of {', '.join(RULES)}, got {rule!r}")
+        if not isinstance(n_draft, int) or n_draft < 1:
+            raise ValueError(f"draft length N must be an integer >= 1, got {n_draft!r}")
+        limit = getattr(target.model.config, "max_position_embeddings", None)
+        if limit and n_draft >= limit:
+            raise ValueError(f"draft length N = {n_draft} does not fit the model's context of {limit} tokens")
+        if rule == "topk" and (not isinstance(verify_k, int) or not 1 <= verify_k <= target.vocab_size):
+            raise ValueError(f"top-K verification needs 1 <= K <= {target.vocab_size}, got {verify_k!r}")
+        if draft is not None and draft.device != target.device:
+            raise ValueError("the draft and the target must be on the same device")
+        self.draft = draft
+        self.n_draft, self.rule, self.verify_k = n_draft, rule, verify_k
+        self.settings = settings or SamplingSettings()
+        self.sampling = rule == "sample" or (rule == "topk" and target_sample)
+        base = self.settings if self.sampling else SamplingSettings(repetition_penalty=self.settings.repetition_penalty)
+        self.processors = build_processors(base)
+        self.draft_name = draft.name if draft is not None else "prompt lookup"
+
+    def _reset(self):
+        self.t_cache, self.d_cache = DynamicCache(), DynamicCache()
+        self.t_len = self.d_len = 0     # tokens of prompt + output already in each cache
+        self.drafted = self.accepted = self.verify_steps = 0
+        self.draft_s = self.target_s = 0.0
+
+    @property
+    def context(self) -> list[int]:
+        return self.prompt_ids + self.tokens
+
+    def metrics(self) -> dict:
+        m = super().metrics()
+        s = max(self.verify_steps, 1)
+        m.update(drafted=self.drafted, accepted=self.accepted, verify_steps=self.verify_steps,
+                 acceptance_rate=round(self.accepted / self.drafted, 4) if self.drafted else None,
+                 mean_accepted_length=round((self.accepted + self.verify_steps) / s, 4) if self.verify_steps else None,
+                 draft_s=round(self.draft_s, 6), target_s=round(self.target_s, 6))
+        return m
+
+    def _probs(self, logits: torch.Tensor, contexts: list[list[int]]) -> torch.Tensor:
+        """Processed probabilities, one row per position, each with its own context (repetition
+        penalty sees the drafts before it)."""
+        rows = []
+        for row, ctx in zip(logits, contexts):
+            ids = torch.tensor([ctx], device=row.device)
+            rows.append(torch.softmax(apply_processors(self.processors, ids, row.unsqueeze(0)).float(), dim=-1)[0])
+        return torch.stack(rows)
+
+    def _propose(self, n: int) -> tuple[list[int], torch.Tensor | None]:
+        """The draft's n tokens and q [n, V] (None for prompt lookup)."""
+        if n == 0:
+            return [], None
+        if self.draft is None:
+            return prompt_lookup(self.context, n), None
+        ys, qs = [], []
+        ctx = self.context
+        feed = ctx[self.d_len:]
+        for i in range(n):
+            logits = forward(self.draft.model, torch.tensor([feed], device=self.lm.device), self.d_cache, 1)[0, -1]
+            self.d_len += len(feed)
+            q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]
+            y = int(torch.multinomial(q, 1, generator=self.generator)) if self.rule == "sample" else int(q.argmax())
+            ys.append(y)
+            qs.append(q)
+            feed = [y]
+        return ys, torch.stack(qs)
+
+    def _step(self, t0):
+        budget = self.max_new_tokens - len(self.tokens)
+        n = min(self.n_draft, budget - 1)
+        d0 = time.perf_counter()
+        ys, q = self._propose(n)
+        d1 = time.perf_counter()
+        ctx = self.context
+        feed = ctx[self.t_len:] + ys
+        logits = forward(self.lm.model, torch.tensor([feed], device=self.lm.device), self.t_cache,
+                         logits_to_keep=len(ys) + 1)[0]
+        self.target_forwards += 1
+        p = self._probs(logits, [ctx + ys[:i] for i in range(len(ys) + 1)])
+        if self.rule == "greedy":
+            v = verify_greedy(ys, p)
+        elif self.rule == "topk":
+            v = verify_topk(ys, p, self.verify_k, self.generator if self.sampling else None)
+        else:
+            u = torch.rand(len(ys), generator=self.generator, device=p.device)
+            v = verify_sample(ys, p, q, u, self.generator)
+        d2 = time.perf_counter()
+        # keep the accepted prefix in both caches; the next token is fed at the next step
+        old = len(ctx)
+        crop_to(self.t_cache, old + v.n_accepted)
+        self.t_len = old + v.n_accepted
+        if self.draft is not None and self.d_len > old + v.n_accepted:
+            crop_to(self.d_cache, old + v.n_accepted)
+            self.d_len = old + v.n_accepted
+        emitted = ys[: v.n_accepted] + [v.next_token]
+        if self.eos_ids:  # stop right after an EOS, even one among the accepted drafts
+            cut = next((i + 1 for i, t in enumerate(emitted) if t in self.eos_ids), len(emitted))
+            emitted = emitted[:cut]
+        self.tokens.extend(emitted)
+        self.drafted += len(ys)
+        self.accepted += v.n_accepted
+        self.verify_steps += 1
+        self.draft_s += d1 - d0
+        self.target_s += d2 - d1
+        return self._record(ys, q, p, v, emitted, d1 - d0, d2 - d1, t0)
+
+    def _record(self, ys, q, p, v: Verification, emitted, draft_s, target_s, t0) -> SpecStep:
+        drafts = []
+        for i, y in enumerate(ys):
+            status = "accepted" if i < v.n_accepted else "rejected" if i == v.n_accepted else "discarded"
+            drafts.append(DraftToken(y, self.lm.token_text(y), v.p_draft[i], v.q_draft[i], v.accept_prob[i],
+                                     v.uniforms[i] if i < len(v.uniforms) else None, status))
+        residual_top = None
+        if v.next_source == "correction" and v.n_accepted < len(ys):
+            i = v.n_accepted
+            res = v.residual if v.residual is not None else p[i]
+            qi = q[i] if q is not None else torch.zeros_like(p[i]).index_fill_(0, torch.tensor([ys[i]]), 1.0)
+            ids = torch.topk(p[i] + qi + res, TOP_N).indices.tolist()
+            residual_top = (tuple(ids), tuple(self.lm.token_text(t) for t in ids), tuple(p[i, ids].tolist()),
+                            tuple(qi[ids].tolist()), tuple(res[ids].tolist()))
+        return SpecStep(len(self.history), tuple(drafts), v.n_accepted, v.next_token, self.lm.token_text(v.next_token),
+                        v.next_source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
+
+
+def build_speculative_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> SpeculativeDecoder:
+    from .draft import load_draft
+    from .models import ModelLoadError
+
+    if args.n_draft < 1:
+        raise ValueError(f"--n-draft must be >= 1, got {args.n_draft}")
+    try:
+        draft = load_draft(lm, args.draft)
+    except ModelLoadError as exc:
+        raise ValueError(str(exc)) from exc
+    return SpeculativeDecoder(lm, draft, args.n_draft, args.verify, args.verify_k, settings,
+                              target_sample=getattr(args, "target_sample", False), **common)
+
+
+def expected_tokens_per_step(alpha: float, n: int) -> float:
+    """(1 - alpha^(N+1)) / (1 - alpha): tokens per target forward with i.i.d. acceptance alpha."""
+    return n + 1.0 if alpha >= 1 else (1 - alpha ** (n + 1)) / (1 - alpha)
+
+
+def expected_speedup(alpha: float, n: int, c: float) -> float:
+    """(1 - alpha^(N+1)) / ((1 - alpha)(N c + 1)), c = draft cost / target cost per token."""
+    return expected_tokens_per_step(alpha, n) / (n * c + 1)

@@ -1,0 +1,64 @@
+"""AppTest drives the Beam Search page: step, prune, the literal-rule pitfall, the diversity panel."""
+from tests.app.conftest import open_app
+
+PAGE = "views/beam.py"
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_step_and_run_with_pruning_reports_savings():
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(8).run()
+    at.button(key="beam_step").click().run()
+    assert [s.value for s in at.subheader] == ["Step 0"]
+    assert len(at.get("graphviz_chart")) == 1
+    assert metric(at, "Candidates") == "8"  # 2k candidates (finished-set policy)
+    at.toggle(key="use_ap").set_value(True).run()
+    at.slider(key="ap").set_value(1.0).run()
+    at.toggle(key="use_mc").set_value(True).run()
+    at.slider(key="mc").set_value(1).run()
+    at.button(key="beam_run").click().run()
+    assert "Result" in [s.value for s in at.subheader]
+    saved = next(m.value for m in at.markdown if m.value.startswith("Pruning fed"))
+    assert "fewer" in saved
+    assert int(saved.split("**")[1].rstrip("% fewer")) > 0
+    assert not at.exception
+
+
+def test_literal_rule_pitfall_empties_the_beam():
+    at = open_app(PAGE)
+    at.toggle(key="use_rp").set_value(True).run()
+    at.toggle(key="literal_rp").set_value(True).run()
+    at.button(key="beam_run").click().run()
+    assert any("best candidate is pruned too" in w.value for w in at.warning)
+    at.toggle(key="literal_rp").set_value(False).run()
+    at.button(key="beam_run").click().run()
+    assert not any("best candidate is pruned" in w.value for w in at.warning)
+    assert "Result" in [s.value for s in at.subheader]
+
+
+def test_in_beam_policy_and_back():
+    at = open_app(PAGE)
+    at.selectbox(key="eos_policy").set_value("in-beam").run()
+    at.button(key="beam_step").click().run()
+    at.button(key="beam_step").click().run()
+    assert [s.value for s in at.subheader] == ["Step 1"]
+    at.button(key="beam_back").click().run()
+    assert [s.value for s in at.subheader] == ["Step 0"]
+    assert metric(at, "Candidates") == "4"  # in-beam: the root proposes its top-k
+
+
+def test_diversity_panel_measures():
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(6).run()
+    at.slider(key="k").set_value(2).run()
+    at.slider(key="div_seeds").set_value(3).run()
+    next(b for b in at.button if b.label == "Measure diversity").click().run()
+    table = at.dataframe[-1].value
+    assert list(table["method"]) == ["plain beam", "sample 3 then beam"]
+    plain, hybrid = table.iloc[0], table.iloc[1]
+    assert plain["pairwise overlap"] == 1.0  # deterministic
+    assert hybrid["distinct-2"] >= plain["distinct-2"]
+    assert not at.exception

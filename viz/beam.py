@@ -1,0 +1,89 @@
+"""Pure builders for the Beam Search page: step records -> networkx graph -> DOT text, tables."""
+from __future__ import annotations
+
+import html
+import math
+
+import networkx as nx
+
+STYLE = {
+    "kept": dict(color="#1c2233", fontcolor="#1c2233", penwidth="2.2", style="rounded,bold,filled", fillcolor="#e7ecff"),
+    "finished": dict(color="#2b8a3e", fontcolor="#1c2233", penwidth="2.2", style="rounded,filled", fillcolor="#d3f9d8",
+                     peripheries="2"),
+    "pruned": dict(color="#adb5bd", fontcolor="#868e96", penwidth="1", style="rounded,dashed"),
+    "off-top-k": dict(color="#dee2e6", fontcolor="#adb5bd", penwidth="1", style="rounded,dotted"),
+    "frontier": dict(color="#3b5bdb", fontcolor="#1c2233", penwidth="3", style="rounded,bold,filled", fillcolor="#c5d0ff"),
+}
+
+
+def search_graph(steps, prompt_text: str, show_off: str = "last") -> nx.DiGraph:
+    """The search tree: root = the prompt; every candidate a node with its status. ``show_off`` =
+    "none", "last" (only the newest step's) or "all" candidates that fell off the top-k."""
+    g = nx.DiGraph()
+    g.add_node(0, label=prompt_text, status="kept", score=0.0, tooltip="the prompt")
+    beam_steps = [s for s in steps if s.kind == "beam"]
+    frontier = {h.node for h in beam_steps[-1].frontier} if beam_steps else set()
+    for n, step in enumerate(beam_steps):
+        last = n == len(beam_steps) - 1
+        for c in step.candidates:
+            if c.status == "carried":
+                continue
+            if c.status == "off-top-k" and (show_off == "none" or (show_off == "last" and not last)):
+                continue
+            if c.parent not in g:
+                continue
+            status = "frontier" if c.node in frontier else c.status
+            why = f" · pruned by {', '.join(c.rules)}" if c.rules else ""
+            g.add_node(c.node, label=c.token_text, status=status, score=c.score, rules=c.rules,
+                       tooltip=f"{c.token_text!r}: log p(token) = {c.token_logp:.3f}, score = {c.score:.3f}, "
+                               f"{c.status}{why}")
+            g.add_edge(c.parent, c.node, logp=c.token_logp)
+    return g
+
+
+def _q(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_dot(g: nx.DiGraph, rankdir: str = "LR") -> str:
+    """DOT text for st.graphviz_chart: kept bold, frontier blue, finished green, pruned grey dashed
+    with the rule, fallen-off dotted."""
+    lines = [f"digraph beam {{ rankdir={rankdir}; bgcolor=\"transparent\"; nodesep=0.12; ranksep=0.35;",
+             '  node [shape=box, fontname="Helvetica", fontsize=11, margin="0.06,0.03"];',
+             '  edge [color="#adb5bd", arrowsize=0.5, fontname="Helvetica", fontsize=9];']
+    for node, d in g.nodes(data=True):
+        style = STYLE.get(d["status"], STYLE["kept"])
+        label = html.escape(d["label"][-40:]) if node == 0 else html.escape(d["label"])
+        sub = f"{d['score']:.2f}" if node else "prompt"
+        if d.get("rules"):
+            sub += " ✂ " + ",".join(d["rules"])
+        attrs = ", ".join(f'{k}="{v}"' for k, v in style.items())
+        lines.append(f"  n{node} [label=<{label}<BR/><FONT POINT-SIZE=\"8\">{html.escape(sub)}</FONT>>, "
+                     f"tooltip={_q(d['tooltip'])}, {attrs}];")
+    for a, b, d in g.edges(data=True):
+        status = g.nodes[b]["status"]
+        color = "#1c2233" if status in ("kept", "frontier", "finished") else "#dee2e6"
+        lines.append(f'  n{a} -> n{b} [color="{color}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def frontier_rows(step, lm_decode) -> list[dict]:
+    """The running beams after a step, best first, as table rows."""
+    rows = []
+    for rank, h in enumerate(step.frontier):
+        rows.append({"rank": rank + 1, "hypothesis": lm_decode(h.tokens), "score (log p)": round(h.score, 4),
+                     "P = exp(score)": f"{math.exp(h.score):.2e}", "ends in EOS": h.finished})
+    return rows
+
+
+def candidate_rows(step) -> list[dict]:
+    return [{"rank": c.rank + 1, "token": c.token_text, "log p(token)": round(c.token_logp, 4),
+             "score": round(c.score, 4), "status": c.status, "pruned by": ", ".join(c.rules)} for c in step.candidates
+            if c.status != "carried"]
+
+
+def nbest_rows(hyps, lm_decode, normalised: bool) -> list[dict]:
+    key = "score / len^lp" if normalised else "score (log p)"
+    return [{"rank": i + 1, "text": lm_decode(h.tokens), key: round(h.score, 4), "tokens": len(h.tokens),
+             "finished": h.finished} for i, h in enumerate(hyps)]
