@@ -80,14 +80,10 @@ def verify_sample(draft: list[int], p: torch.Tensor, q: torch.Tensor | None, uni
                   generator: torch.Generator) -> Verification:
     """Lossless speculative sampling. p [N+1, V], q [N, V] draft probabilities (None = point mass at y_i),
     uniforms [N] the r_i ~ U(0, 1); generator draws the correction / bonus token."""
-    q_draft, accept = [], []
+    q_draft = [float(q[i, y]) if q is not None else 1.0 for i, y in enumerate(draft)]
+    accept = [min(1.0, float(p[i, y]) / q_y) if q_y > 0 else 1.0 for i, (y, q_y) in enumerate(zip(draft, q_draft))]
     for i, y in enumerate(draft):
-        p_y = float(p[i, y])
-        q_y = float(q[i, y]) if q is not None else 1.0
-        a = min(1.0, p_y / q_y) if q_y > 0 else 1.0
-        q_draft.append(q_y)
-        accept.append(a)
-        if float(uniforms[i]) >= a:  # rejected: r_i >= p/q  (accepted with probability min(1, p/q))
+        if float(uniforms[i]) >= accept[i]:  # rejected (accepted with probability min(1, p/q): r_i < p/q)
             if q is not None:
                 residual = torch.clamp(p[i] - q[i], min=0)
             else:
@@ -209,7 +205,7 @@ class SpeculativeDecoder(Decoder):
             logits = forward(self.draft.model, torch.tensor([feed], device=self.lm.device), self.d_cache, 1)[0, -1]
             self.d_len += len(feed)
             q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]
-            y = int(torch.multinomial(q, 1, generator=self.generator)) if self.rule == "sample" else int(q.argmax())
+            y = int(torch.multinomial(q, 1, generator=self.generator)) if self.sampling else int(q.argmax())
             ys.append(y)
             qs.append(q)
             feed = [y]

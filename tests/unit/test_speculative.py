@@ -1,0 +1,180 @@
+"""Speculative decoding: the verification rules exactly, losslessness (chi-square), cache consistency."""
+import pytest
+import torch
+from transformers import DynamicCache
+
+from decoding_core.decoders import forward, greedy_decoder, sampling_decoder
+from decoding_core.processors import SamplingSettings
+from decoding_core.speculative import (SpeculativeDecoder, expected_speedup, expected_tokens_per_step, prompt_lookup,
+                                       verify_greedy, verify_sample, verify_topk)
+from decoding_core.stats import chi_square
+from tests.conftest import make_tiny_lm
+
+P = torch.tensor([[0.5, 0.3, 0.15, 0.05], [0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25]])
+
+
+def test_greedy_rule_by_hand():
+    v = verify_greedy([0, 1], P)  # argmaxes are 0, 1, then the bonus from row 2 (tie -> first)
+    assert (v.n_accepted, v.next_token, v.next_source) == (2, 0, "bonus")
+    v = verify_greedy([0, 2], P)
+    assert (v.n_accepted, v.next_token, v.next_source) == (1, 1, "correction")
+    assert v.p_draft == pytest.approx((0.5, 0.2))
+
+
+def test_topk_rule_by_hand():
+    v = verify_topk([1, 2], P, k=2)  # 1 in top-2 of row 0 {0,1}; 2 in top-2 of row 1 {1,2}
+    assert (v.n_accepted, v.next_source) == (2, "bonus")
+    v = verify_topk([2, 2], P, k=2)  # 2 not in {0, 1}: rejected at once, correction = argmax row 0
+    assert (v.n_accepted, v.next_token, v.next_source) == (0, 0, "correction")
+    v = verify_topk([2, 3], P, k=3)
+    assert (v.n_accepted, v.next_token) == (1, 1)
+    with pytest.raises(ValueError):
+        verify_topk([0], P, k=0)
+
+
+def test_sample_rule_by_hand():
+    q = torch.tensor([[0.25, 0.5, 0.25, 0.0], [0.1, 0.1, 0.4, 0.4]])
+    g = torch.Generator().manual_seed(0)
+    # y1 = 1: p/q = 0.3/0.5 = 0.6; u = 0.59 accepts, y2 = 2: p/q = 0.2/0.4 = 0.5; u = 0.5 rejects (u >= a)
+    v = verify_sample([1, 2], P, q, torch.tensor([0.59, 0.5]), g)
+    assert v.n_accepted == 1 and v.next_source == "correction"
+    assert v.accept_prob == pytest.approx((0.6, 0.5))
+    expected = torch.clamp(P[1] - q[1], min=0)
+    assert torch.allclose(v.residual, expected / expected.sum())
+    assert v.next_token == 1  # max(0, p - q) = [0, 0.5, 0, 0]: the correction must be token 1
+    v = verify_sample([1, 1], P, q, torch.tensor([0.1, 0.1]), g)
+    assert v.n_accepted == 2 and v.next_source == "bonus"
+
+
+def first_token_histogram(p, q, n, seed, point_mass=False):
+    """Emitted first token over n trials of one-token speculation with draft q."""
+    g = torch.Generator().manual_seed(seed)
+    counts = torch.zeros(p.shape[1])
+    for _ in range(n):
+        y = int(torch.multinomial(q[0], 1, generator=g))
+        u = torch.rand(1, generator=g)
+        v = verify_sample([y], p, None if point_mass else q, u, g)
+        counts[y if v.n_accepted else v.next_token] += 1
+    return counts
+
+
+@pytest.mark.parametrize("q_row", [[0.7, 0.1, 0.1, 0.1], [0.05, 0.05, 0.1, 0.8], [0.25, 0.25, 0.25, 0.25]])
+def test_rejection_sampling_is_lossless(q_row):
+    p = P[:2]
+    q = torch.tensor([q_row])
+    counts = first_token_histogram(p, q, 8000, seed=1)
+    _, _, pval = chi_square(counts.numpy(), p[0].numpy())
+    assert pval > 0.001
+
+
+def test_point_mass_draft_is_lossless():
+    p = P[:2]
+    q = torch.tensor([[0.1, 0.2, 0.3, 0.4]])  # how the (prompt lookup) draft proposes; verification ignores q
+    counts = first_token_histogram(p, q, 8000, seed=2, point_mass=True)
+    _, _, pval = chi_square(counts.numpy(), p[0].numpy())
+    assert pval > 0.001
+
+
+def test_topk_with_k_above_1_is_not_lossless():
+    p = P[:2]
+    g = torch.Generator().manual_seed(3)
+    counts = torch.zeros(4)
+    q = torch.tensor([0.05, 0.05, 0.1, 0.8])
+    for _ in range(4000):  # the draft usually proposes token 3; top-3 of p = {0,1,2}: 3 is rejected ...
+        y = int(torch.multinomial(q, 1, generator=g))
+        v = verify_topk([y], p, k=3, generator=g)
+        counts[y if v.n_accepted else v.next_token] += 1
+    _, _, pval = chi_square(counts.numpy(), p[0].numpy())
+    assert pval < 1e-6  # ... but token 2 (p = .15) is accepted whenever drafted (q = .1) on top of its own share
+
+
+def test_prompt_lookup():
+    assert prompt_lookup([5, 6, 7, 8, 5, 6], 3) == [7, 8, 5]
+    assert prompt_lookup([1, 2, 3], 2) == []
+    assert prompt_lookup([9, 4, 9], 4) == [4, 9]
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return make_tiny_lm(seed=0), make_tiny_lm(seed=5, layers=1)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_greedy_match_equals_target_greedy(pair, n):
+    target, draft = pair
+    for prompt in ([1, 5, 9], [1, 22, 23, 24, 22, 23]):
+        ref = greedy_decoder(target, 20, stop_at_eos=False).start(prompt).run().tokens
+        for src in (draft, None):
+            out = SpeculativeDecoder(target, src, n, "greedy", max_new_tokens=20, stop_at_eos=False).start(prompt).run()
+            assert out.tokens == ref
+            m = out.metrics
+            assert m["target_forwards"] == m["verify_steps"] and m["new_tokens"] == 20
+            assert m["mean_accepted_length"] == pytest.approx((m["accepted"] + m["verify_steps"]) / m["verify_steps"],
+                                                              abs=1e-3)
+
+
+def test_topk_1_equals_greedy(pair):
+    target, draft = pair
+    ref = greedy_decoder(target, 16, stop_at_eos=False).start([1, 5, 9]).run().tokens
+    out = SpeculativeDecoder(target, draft, 4, "topk", verify_k=1, max_new_tokens=16, stop_at_eos=False)
+    assert out.start([1, 5, 9]).run().tokens == ref
+
+
+def test_caches_match_a_fresh_run_after_rejections(pair):
+    target, draft = pair
+    dec = SpeculativeDecoder(target, draft, 5, "sample", settings=SamplingSettings(temperature=1.5), max_new_tokens=30,
+                             seed=4, stop_at_eos=False).start([1, 5, 9])
+    rejected = 0
+    for _ in range(5):
+        rec = dec.step()
+        rejected += any(d.status == "rejected" for d in rec.drafts)
+        ctx = dec.context
+        for model, cache, length in ((target, dec.t_cache, dec.t_len), (draft, dec.d_cache, dec.d_len)):
+            fresh = DynamicCache()
+            forward(model.model, torch.tensor([ctx[:length]]), fresh)
+            assert cache.get_seq_length() == length
+            for a, b in zip(cache.layers, fresh.layers):
+                assert torch.allclose(a.keys, b.keys, atol=1e-5) and torch.allclose(a.values, b.values, atol=1e-5)
+    assert rejected > 0
+    # and decoding continues as a fresh greedy run from the accepted prefix would
+    ctx = dec.context
+    dec2 = SpeculativeDecoder(target, draft, 3, "greedy", max_new_tokens=10, stop_at_eos=False).start(ctx)
+    assert dec2.run().tokens == greedy_decoder(target, 10, stop_at_eos=False).start(ctx).run().tokens
+
+
+def test_step_records(pair):
+    target, draft = pair
+    dec = SpeculativeDecoder(target, draft, 4, "sample", max_new_tokens=12, seed=1, stop_at_eos=False).start([1, 5])
+    rec = dec.step()
+    statuses = [d.status for d in rec.drafts]
+    assert statuses == sorted(statuses, key=["accepted", "rejected", "discarded"].index)
+    assert len(rec.emitted) == rec.n_accepted + 1
+    if "rejected" in statuses:
+        assert rec.next_source == "correction" and rec.residual_top is not None
+        ids, texts, p, q, res = rec.residual_top
+        assert all(pp > qq for pp, qq, r in zip(p, q, res) if r > 0)  # residual mass only where p > q
+    else:
+        assert rec.next_source == "bonus"
+
+
+def test_sampled_speculation_is_reproducible_and_respects_budget(pair):
+    target, draft = pair
+    run = lambda: SpeculativeDecoder(target, draft, 4, "sample", settings=SamplingSettings(temperature=1.2),  # noqa: E731
+                                     max_new_tokens=13, seed=9, stop_at_eos=False).start([1, 5]).run().tokens
+    a = run()
+    assert a == run() and len(a) == 13
+
+
+@pytest.mark.parametrize("kw,needle", [({"n_draft": 0}, "N"), ({"rule": "maybe"}, "rule"),
+                                       ({"rule": "topk", "verify_k": 0}, "K"), ({"n_draft": 10_000}, "context")])
+def test_bad_settings(pair, kw, needle):
+    target, draft = pair
+    with pytest.raises(ValueError, match=needle):
+        SpeculativeDecoder(target, draft, **kw)
+
+
+def test_theory_curves():
+    assert expected_tokens_per_step(0.0, 4) == 1.0
+    assert expected_tokens_per_step(1.0, 4) == 5.0
+    assert expected_tokens_per_step(0.5, 2) == pytest.approx(1.75)
+    assert expected_speedup(0.5, 2, 0.25) == pytest.approx(1.75 / 1.5)

@@ -1,0 +1,78 @@
+"""Pure builders for the Speculative Decoding page. No streamlit."""
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from viz.sampling import _labels, _layout
+
+ORIGIN = {  # background, text decoration, legend text
+    "accepted": ("#d3f9d8", "none", "accepted draft token"),
+    "rejected": ("#ffe3e3", "line-through", "rejected draft token (struck, where it was proposed)"),
+    "correction": ("#ffe8cc", "none", "target's correction"),
+    "bonus": ("#d0ebff", "none", "bonus token (all drafts accepted)"),
+}
+
+
+def _span(text: str, origin: str, title: str) -> str:
+    bg, deco, _ = ORIGIN[origin]
+    return (f'<span class="tok-{origin}" title="{html.escape(title)}" style="background:{bg};text-decoration:{deco};'
+            f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
+            f"{html.escape(text)}</span>")
+
+
+def origin_html(steps, upto: int | None = None) -> str:
+    """The text so far, every token coloured by where it came from; step boundaries as thin bars."""
+    parts = []
+    for step in steps[: None if upto is None else upto + 1]:
+        for d in step.drafts:
+            if d.status == "accepted":
+                parts.append(_span(d.text, "accepted", f"step {step.index}: draft accepted, p={d.p:.3f} q={d.q:.3f}"))
+            elif d.status == "rejected":
+                parts.append(_span(d.text, "rejected", f"step {step.index}: draft rejected, p={d.p:.3f} q={d.q:.3f}"))
+        parts.append(_span(step.next_text, step.next_source, f"step {step.index}: {step.next_source} from the target"))
+        parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
+    legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px">{html.escape(t)}</span>'
+                      for bg, deco, t in ORIGIN.values())
+    return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
+            f'<div style="font-size:0.8em;color:#555">{legend} · grey bars separate verification steps</div>')
+
+
+def draft_rows(step) -> list[dict]:
+    return [{"i": i + 1, "draft token": d.text, "q(y) draft": round(d.q, 4), "p(y) target": round(d.p, 4),
+             "min(1, p/q)": round(d.accept_prob, 4), "u": None if d.uniform is None else round(d.uniform, 4),
+             "result": d.status} for i, d in enumerate(step.drafts)]
+
+
+def residual_figure(residual_top, title="At the rejection: p, q and the residual norm(max(0, p − q))") -> go.Figure:
+    ids, texts, p, q, res = residual_top
+    labels = _labels(texts)
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=list(p), name="p (target)", marker_color="#3b5bdb")
+    fig.add_bar(x=labels, y=list(q), name="q (draft)", marker_color="#adb5bd")
+    fig.add_bar(x=labels, y=list(res), name="residual (the correction is drawn from this)", marker_color="#e8590c")
+    return _layout(fig, title)
+
+
+def sweep_figure(rows, metric: str, theory_key: str, title: str, yaxis: str) -> go.Figure:
+    ns = [r["N"] for r in rows]
+    fig = go.Figure()
+    fig.add_scatter(x=ns, y=[r[metric] for r in rows], mode="lines+markers", name="measured",
+                    line=dict(color="#3b5bdb", width=3))
+    fig.add_scatter(x=ns, y=[r[theory_key] for r in rows], mode="lines", name="theory (i.i.d. α)",
+                    line=dict(color="#e8590c", dash="dash"))
+    fig = _layout(fig, title, yaxis=yaxis)
+    fig.update_xaxes(type="linear", tickangle=0, title="draft length N", dtick=1)
+    return fig
+
+
+def drift_figure(texts, target_p, by_rule: dict) -> go.Figure:
+    labels = _labels(texts)
+    fig = go.Figure()
+    colors = ["#e8590c", "#2b8a3e", "#9c36b5", "#868e96"]
+    for (name, freqs), color in zip(by_rule.items(), colors):
+        fig.add_bar(x=labels, y=list(freqs), name=name, marker_color=color)
+    fig.add_scatter(x=labels, y=list(target_p), mode="markers", name="target p", marker=dict(
+        color="#1c2233", size=9, symbol="line-ew-open", line=dict(width=3)))
+    return _layout(fig, "First emitted token: frequency over many seeds against the target's p", yaxis="frequency")
