@@ -98,7 +98,8 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     weights, config = folder / "draft.safetensors", folder / "config.json"
     for f in (weights, config):
         if not f.exists():
-            raise ModelLoadError(f"The draft asset {f.relative_to(ASSETS.parent)} is missing. Rebuild it with "
+            shown = f.relative_to(ASSETS.parent) if f.is_relative_to(ASSETS.parent) else f
+            raise ModelLoadError(f"The draft asset {shown} is missing. Rebuild it with "
                                  f"{REBUILD_DRAFT}, or choose another draft (prompt lookup needs no model).")
     manifest = folder / "manifest.json"
     if manifest.exists():

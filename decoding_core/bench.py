@@ -1,0 +1,276 @@
+"""`python -m decoding_core bench`: every speed figure in ONE run, same machine, model, dtype, prompts.
+
+Each figure is the median of several repeats after a warm-up; ratios come from the same run. Prints a
+table and writes JSON (--out). Sections (--only a,b): hardware, greedy, sample, beam, lookup,
+speculative, eagle, samplers, overhead.
+"""
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from transformers import GenerationConfig
+
+from .beam import BeamSearchDecoder, BeamSettings
+from .decoders import AutoregressiveDecoder, forward
+from .models import load_model
+from .processors import SamplingSettings
+from .samplers import SAMPLERS, make_sampler
+from .speculative import SpeculativeDecoder
+
+PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
+           "What are three benefits of regular exercise?"]
+SECTIONS = ("hardware", "greedy", "sample", "beam", "lookup", "speculative", "eagle", "samplers", "overhead")
+
+
+def median_time(fn, repeats: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def memory_bandwidth_gbs(repeats: int = 5) -> float:
+    """Read bandwidth: sum over a 1 GiB float32 tensor (far beyond any cache)."""
+    x = torch.ones(256 * 1024 * 1024, dtype=torch.float32)
+    secs = median_time(lambda: float(x.sum()), repeats)
+    return x.numel() * 4 / secs / 1e9
+
+
+def weight_bytes(model) -> int:
+    """Bytes of weights read per decoded token (tied embeddings counted once: the LM head reads them)."""
+    seen, total = set(), 0
+    for p in model.parameters():
+        if p.data_ptr() in seen:
+            continue
+        seen.add(p.data_ptr())
+        total += p.numel() * p.element_size()
+    emb = model.get_input_embeddings().weight
+    tied = emb.data_ptr() == model.get_output_embeddings().weight.data_ptr()
+    return total if tied else total - emb.numel() * emb.element_size()  # embedding rows are gathered, not read
+
+
+class Bench:
+    def __init__(self, lm, quick: bool):
+        self.lm, self.quick = lm, quick
+        self.n = 24 if quick else 64
+        self.repeats = 2 if quick else 3
+        self.prompts = [lm.encode(p, chat=True) for p in (PROMPTS[:1] if quick else PROMPTS)]
+        self.rows: list[dict] = []
+
+    def tok_s(self, run, tokens_of) -> float:
+        """Median over prompts of the median tokens/s of run(prompt_ids)."""
+        rates = []
+        for ids in self.prompts:
+            out = {}
+
+            def once():
+                out["t"] = run(ids)
+
+            secs = median_time(once, self.repeats)
+            rates.append(tokens_of(out["t"]) / secs)
+        return statistics.median(rates)
+
+    def add(self, section, name, value, unit, **extra):
+        row = {"section": section, "name": name, "value": round(value, 3), "unit": unit, **extra}
+        self.rows.append(row)
+        print(f"  {section:12s} {name:58s} {value:10.3f} {unit}", file=sys.stderr, flush=True)
+        return value
+
+    def hf(self, ids, **kw):
+        gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
+                              eos_token_id=None, **kw)
+        return self.lm.model.generate(torch.tensor([ids], device=self.lm.device), generation_config=gc)
+
+    def ours(self, ids, **kw):
+        return AutoregressiveDecoder(self.lm, max_new_tokens=self.n, stop_at_eos=False, **kw).start(ids).run()
+
+    # -- sections -------------------------------------------------------------------------------------
+    def hardware(self):
+        bw = self.add("hardware", "memory read bandwidth", memory_bandwidth_gbs(), "GB/s")
+        wb = weight_bytes(self.lm.model)
+        self.add("hardware", "weight bytes read per token", wb / 1e6, "MB")
+        self.bound = self.add("hardware", "bandwidth bound (bandwidth / weight bytes)", bw * 1e9 / wb, "tok/s")
+
+    def greedy(self):
+        hf = self.add("greedy", "transformers generate (greedy)", self.tok_s(self.hf, lambda o: self.n), "tok/s")
+        ours = self.add("greedy", "ours (step-wise greedy)", self.tok_s(self.ours, lambda r: len(r.tokens)), "tok/s")
+        self.add("greedy", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+        if getattr(self, "bound", None):
+            self.add("greedy", "share of the bandwidth bound (aim >= 0.40)", ours / self.bound, "x")
+        self.greedy_tok_s = ours
+
+    def sample(self):
+        kw = dict(do_sample=True, temperature=0.8, top_p=0.95, top_k=0)
+        hf = self.add("sample", "transformers generate (T=0.8, top-p 0.95)", self.tok_s(lambda i: self.hf(i, **kw),
+                      lambda o: self.n), "tok/s")
+        s = SamplingSettings(temperature=0.8, top_p=0.95)
+        ours = self.add("sample", "ours (same settings, multinomial)",
+                        self.tok_s(lambda i: self.ours(i, settings=s, sampler="multinomial"), lambda r: len(r.tokens)),
+                        "tok/s")
+        self.add("sample", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+
+    def beam(self):
+        k = 4
+        hf = self.add("beam", f"transformers beam search k={k}",
+                      self.tok_s(lambda i: self.hf(i, num_beams=k, do_sample=False, length_penalty=1.0), lambda o: self.n),
+                      "tok/s")
+        n = self.n
+
+        def run(i):
+            return BeamSearchDecoder(self.lm, BeamSettings(num_beams=k), n, stop_at_eos=False).start(i).run()
+
+        ours = self.add("beam", f"ours k={k}", self.tok_s(run, lambda r: n), "tok/s")
+        self.add("beam", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+        plain_f, pruned_f, same = [], [], 0
+        t_plain, t_pruned = [], []
+        for ids in self.prompts:
+            a = BeamSearchDecoder(self.lm, BeamSettings(num_beams=k), n).start(ids)
+            t0 = time.perf_counter()
+            ra = a.run()
+            t_plain.append(time.perf_counter() - t0)
+            b = BeamSearchDecoder(self.lm, BeamSettings(num_beams=k, rp=0.6, ap=2.5, rpl=0.02, mc=3), n).start(ids)
+            t0 = time.perf_counter()
+            rb = b.run()
+            t_pruned.append(time.perf_counter() - t0)
+            plain_f.append(ra.metrics["hypotheses_expanded"])
+            pruned_f.append(rb.metrics["hypotheses_expanded"])
+            same += ra.tokens == rb.tokens
+        self.add("beam", "Freitag pruning (0.6/2.5/0.02/3): hypotheses fed saved", 1 - sum(pruned_f) / sum(plain_f), "share")
+        self.add("beam", "Freitag pruning: time saved", 1 - sum(t_pruned) / sum(t_plain), "share")
+        self.add("beam", "Freitag pruning: prompts with the best hypothesis unchanged", same / len(self.prompts), "share")
+
+    def lookup(self):
+        n_draft = 4
+        hf = self.add("lookup", "transformers prompt lookup (greedy, 4 tokens)",
+                      self.tok_s(lambda i: self.hf(i, do_sample=False, prompt_lookup_num_tokens=n_draft), lambda o: self.n),
+                      "tok/s")
+        ours = self.add("lookup", "ours prompt lookup (greedy match, N=4)", self.tok_s(
+            lambda i: SpeculativeDecoder(self.lm, None, n_draft, "greedy", max_new_tokens=self.n,
+                                         stop_at_eos=False).start(i).run(), lambda r: len(r.tokens)), "tok/s")
+        self.add("lookup", "ratio ours / transformers", ours / hf, "x")
+
+    def speculative(self):
+        from .draft import load_embedded_draft
+
+        draft = load_embedded_draft(self.lm)
+        n_draft = 4
+        base = getattr(self, "greedy_tok_s", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
+        runs = []
+
+        def run(i):
+            r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False).start(i).run()
+            runs.append(r.metrics)
+            return r
+
+        ours = self.add("speculative", "ours draft model (greedy match, N=4)", self.tok_s(run, lambda r: len(r.tokens)),
+                        "tok/s")
+        assisted_model = draft.model
+
+        def hf_assisted(i):
+            gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
+                                  eos_token_id=None, do_sample=False, num_assistant_tokens=n_draft,
+                                  num_assistant_tokens_schedule="constant", assistant_confidence_threshold=0.0)
+            return self.lm.model.generate(torch.tensor([i], device=self.lm.device), generation_config=gc,
+                                          assistant_model=assisted_model)
+
+        try:
+            hf = self.add("speculative", "transformers assisted generation (same draft, N=4)",
+                          self.tok_s(hf_assisted, lambda o: self.n), "tok/s")
+            self.add("speculative", "ratio ours / transformers assisted", ours / hf, "x")
+        except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
+            print(f"  assisted generation failed: {exc}", file=sys.stderr)
+        self.add("speculative", "speed-up over plain greedy (ours)", ours / base, "x")
+        self.add("speculative", "mean accepted length tau", statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+        self.add("speculative", "acceptance rate", statistics.median(m["acceptance_rate"] for m in runs), "share")
+        self.spec_tok_s = ours
+
+    def eagle(self):
+        from .eagle import EagleDecoder
+        from .eagle_head import load_embedded_head
+
+        head = load_embedded_head(self.lm)
+        base = getattr(self, "greedy_tok_s", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
+        for tree, kw in (("dynamic", dict(top_k=8, depth=5, total_tokens=32)), ("static", {})):
+            runs = []
+
+            def run(i):
+                r = EagleDecoder(self.lm, head, tree, max_new_tokens=self.n, stop_at_eos=False, **kw).start(i).run()
+                runs.append(r.metrics)
+                return r
+
+            ours = self.add("eagle", f"EAGLE {tree} tree (greedy)", self.tok_s(run, lambda r: len(r.tokens)), "tok/s")
+            self.add("eagle", f"EAGLE {tree}: speed-up over plain greedy", ours / base, "x")
+            if getattr(self, "spec_tok_s", None):
+                self.add("eagle", f"EAGLE {tree}: speed-up over vanilla speculative", ours / self.spec_tok_s, "x")
+            self.add("eagle", f"EAGLE {tree}: mean accepted length tau",
+                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+
+    def samplers(self):
+        v = self.lm.vocab_size
+        g = torch.Generator(device=self.lm.device).manual_seed(0)
+        for batch in (1, 8, 64):
+            logits = torch.randn(batch, v, device=self.lm.device) * 3
+            for name in SAMPLERS:
+                sampler = make_sampler(name)
+                reps = 50 if self.quick else 200
+                secs = median_time(lambda: [sampler(logits, g) for _ in range(reps)], 3) / reps
+                self.add("samplers", f"{name} batch {batch} (vocab {v})", secs * 1e6, "us/call")
+
+    def overhead(self):
+        """Step-wise API (start/step, records) against a bare loop of the same forward + argmax."""
+        n = self.n
+
+        def bare(ids):
+            from transformers import DynamicCache
+
+            cache, out, x = DynamicCache(), [], torch.tensor([ids], device=self.lm.device)
+            for _ in range(n):
+                tok = int(forward(self.lm.model, x, cache, logits_to_keep=1)[0, -1].argmax())
+                out.append(tok)
+                x = torch.tensor([[tok]], device=self.lm.device)
+            return out
+
+        b = self.add("overhead", "bare loop (forward + argmax)", self.tok_s(bare, len), "tok/s")
+        s = self.add("overhead", "step-wise API (start/step + records)", self.tok_s(self.ours, lambda r: len(r.tokens)),
+                     "tok/s")
+        self.add("overhead", "step-wise / bare (target >= 0.95)", s / b, "x")
+
+
+def main(args) -> int:
+    lm = load_model(device=args.device, dtype=args.dtype)
+    only = [s.strip() for s in args.only.split(",")] if args.only else list(SECTIONS)
+    unknown = [s for s in only if s not in SECTIONS]
+    if unknown:
+        from .cli import UsageError
+
+        raise UsageError(f"unknown bench section(s) {', '.join(unknown)}: choose from {', '.join(SECTIONS)}")
+    bench = Bench(lm, args.quick)
+    info = {"machine": platform.platform(), "processor": platform.processor(), "threads": torch.get_num_threads(),
+            "device": str(lm.device), "dtype": str(lm.dtype), "model": lm.name, "torch": torch.__version__,
+            "new_tokens": bench.n, "repeats": bench.repeats, "prompts": len(bench.prompts),
+            "date": time.strftime("%Y-%m-%d %H:%M")}
+    print(f"bench: {json.dumps(info)}", file=sys.stderr)
+    for section in SECTIONS:
+        if section in only:
+            try:
+                getattr(bench, section)()
+            except Exception as exc:  # noqa: BLE001 - one failing section must not hide the others
+                bench.add(section, f"FAILED: {type(exc).__name__}: {str(exc)[:80]}", float("nan"), "")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))
+    print(f"| section | measurement | value | unit |\n|---|---|---|---|")
+    for r in bench.rows:
+        print(f"| {r['section']} | {r['name']} | {r['value']} | {r['unit']} |")
+    print(f"\n(wrote {out})", file=sys.stderr)
+    return 0
