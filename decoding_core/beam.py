@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache
@@ -267,7 +267,7 @@ class BeamSearchDecoder(Decoder):
         live = torch.log_softmax(self.pending_logits.float(), dim=-1).cpu()
         out = torch.full((len(self.running), v), float("-inf"))
         eos = min(self.eos_ids) if self.eos_ids else 0
-        for i, (hyp, row) in enumerate(zip(self.running, self.rows)):
+        for i, row in enumerate(self.rows):
             if row >= 0:
                 out[i] = live[row]
             else:

@@ -269,7 +269,7 @@ def main(args) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))
-    print(f"| section | measurement | value | unit |\n|---|---|---|---|")
+    print("| section | measurement | value | unit |\n|---|---|---|---|")
     for r in bench.rows:
         print(f"| {r['section']} | {r['name']} | {r['value']} | {r['unit']} |")
     print(f"\n(wrote {out})", file=sys.stderr)

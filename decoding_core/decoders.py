@@ -7,7 +7,7 @@ read-only. Step records are frozen and hold small CPU data only (top-k slices, i
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache
@@ -118,6 +118,16 @@ class Decoder:
 
     def _step(self, t0: float):
         raise NotImplementedError
+
+
+def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s: float, target_s: float) -> dict:
+    """The glossary's figures (ALGORITHMS.md section 3): acceptance rate = A / D, mean accepted length
+    tau = (A + S) / S, which counts the target's own token (plain decoding = 1.00)."""
+    s = verify_steps
+    return dict(drafted=drafted, accepted=accepted, verify_steps=s,
+                acceptance_rate=round(accepted / drafted, 4) if drafted else None,
+                mean_accepted_length=round((accepted + s) / s, 4) if s else None,
+                draft_s=round(draft_s, 6), target_s=round(target_s, 6))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
-from .decoders import Decoder, crop_to, forward
+from .decoders import Decoder, crop_to, speculation_metrics
 from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
@@ -142,13 +142,8 @@ class EagleDecoder(Decoder):
         return self.prompt_ids + self.tokens
 
     def metrics(self) -> dict:
-        m = super().metrics()
-        s = self.verify_steps
-        m.update(drafted=self.drafted, accepted=self.accepted, verify_steps=s,
-                 acceptance_rate=round(self.accepted / self.drafted, 4) if self.drafted else None,
-                 mean_accepted_length=round((self.accepted + s) / s, 4) if s else None,
-                 draft_s=round(self.draft_s, 6), target_s=round(self.target_s, 6))
-        return m
+        return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
+                                                             self.draft_s, self.target_s)}
 
     # -- target ---------------------------------------------------------------------------------
     def _target(self, ids, **kw):

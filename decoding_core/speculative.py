@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
-from .decoders import Decoder, crop_to, forward
+from .decoders import Decoder, crop_to, forward, speculation_metrics
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 
@@ -175,13 +175,8 @@ class SpeculativeDecoder(Decoder):
         return self.prompt_ids + self.tokens
 
     def metrics(self) -> dict:
-        m = super().metrics()
-        s = max(self.verify_steps, 1)
-        m.update(drafted=self.drafted, accepted=self.accepted, verify_steps=self.verify_steps,
-                 acceptance_rate=round(self.accepted / self.drafted, 4) if self.drafted else None,
-                 mean_accepted_length=round((self.accepted + self.verify_steps) / s, 4) if self.verify_steps else None,
-                 draft_s=round(self.draft_s, 6), target_s=round(self.target_s, 6))
-        return m
+        return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
+                                                             self.draft_s, self.target_s)}
 
     def _probs(self, logits: torch.Tensor, contexts: list[list[int]]) -> torch.Tensor:
         """Processed probabilities, one row per position, each with its own context (repetition
@@ -201,7 +196,7 @@ class SpeculativeDecoder(Decoder):
         ys, qs = [], []
         ctx = self.context
         feed = ctx[self.d_len:]
-        for i in range(n):
+        for _ in range(n):
             logits = forward(self.draft.model, torch.tensor([feed], device=self.lm.device), self.d_cache, 1)[0, -1]
             self.d_len += len(feed)
             q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
 
 from train_common import command_line, load_corpus

@@ -61,7 +61,7 @@ def build_instructions(n: int, held_out_frac: float, seed: int) -> list[tuple[st
     topics = TOPICS[:]
     rng.shuffle(topics)
     n_held = max(1, round(len(topics) * held_out_frac))
-    held, train = set(topics[:n_held]), topics[n_held:]
+    held = set(topics[:n_held])
     pairs = [(t, tpl) for t in topics for tpl in TEMPLATES]
     rng.shuffle(pairs)
     out = [("heldout" if t in held else "train", tpl.format(t=t)) for t, tpl in pairs]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F

@@ -16,7 +16,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (ROOT, Logger, batches, command_line, corpus_summary, git_commit, load_checkpoint,
+from train_common import (ROOT, Logger, command_line, corpus_summary, git_commit, load_checkpoint,
                           load_corpus, lr_at, save_checkpoint, write_manifest)
 
 from decoding_core.eagle_head import EagleHead, head_state, save_head

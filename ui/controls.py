@@ -54,3 +54,38 @@ def step_buttons(key: str, can_back: bool, done: bool) -> None:
     for col, (action, label, disabled, kind, icon) in zip(cols, specs):
         col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch", icon=icon,
                    on_click=queue, args=(action,))
+
+
+def stepper(name: str, key, make):
+    """The step-through state of one page: a decoder (rebuilt by ``make()`` whenever ``key`` changes), a
+    cursor over its history (Back only moves the cursor; Step replays recorded steps before decoding new
+    ones), the four buttons, and a progress bar for Run to end. Returns the state dict
+    {"decoder", "cursor", ...}; pages may keep their own extras in it."""
+    ss = st.session_state
+    state = ss.get(f"{name}_state")
+    if state is None or state["key"] != key:
+        state = {"key": key, "decoder": make(), "cursor": -1}
+        ss[f"{name}_state"] = state
+    dec = state["decoder"]
+    action = take_action(name)
+    if action == "reset":
+        state.update(decoder=make(), cursor=-1)
+        dec = state["decoder"]
+    elif action == "back":
+        state["cursor"] -= 1
+    elif action == "step":
+        if state["cursor"] < len(dec.history) - 1:
+            state["cursor"] += 1
+        else:
+            dec.step()
+            state["cursor"] = len(dec.history) - 1
+    elif action == "run":
+        bar = st.progress(0.0, text="Decoding…")
+        while not dec.done:
+            dec.step()
+            done = min(1.0, len(dec.tokens) / dec.max_new_tokens)
+            bar.progress(done, text=f"Decoding… {len(dec.tokens)} tokens, step {len(dec.history)}")
+        bar.empty()
+        state["cursor"] = len(dec.history) - 1
+    step_buttons(name, can_back=state["cursor"] >= 0, done=state["cursor"] == len(dec.history) - 1 and dec.done)
+    return state

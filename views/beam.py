@@ -8,7 +8,7 @@ from decoding_core.diversity import distinct_n, pairwise_overlap
 from decoding_core.processors import SamplingSettings
 from decoding_core.samplers import SAMPLERS
 from ui import params
-from ui.controls import step_buttons, take_action
+from ui.controls import stepper
 from ui.lab import fingerprint, need_prompt
 from viz.beam import candidate_rows, frontier_rows, nbest_rows, search_graph, to_dot
 
@@ -25,7 +25,7 @@ p("beam_max_new", 16, int, lo=2, hi=64)
 p("eos_policy", "finished-set", str, choices=["finished-set", "in-beam"])
 p("length_penalty", 1.0, float, lo=-2.0, hi=3.0)
 p("early_stopping", "false", str, choices=["false", "true", "never"])
-for rule, default in (("rp", 0.6), ("ap", 2.5), ("rpl", 0.02), ("mc", 3)):
+for rule in ("rp", "ap", "rpl", "mc"):
     p(f"use_{rule}", False, bool)
 p("rp", 0.6, float, lo=0.01, hi=1.0)
 p("ap", 2.5, float, lo=0.0, hi=20.0)
@@ -100,32 +100,9 @@ except ValueError as exc:
 @st.fragment
 def search():
     key = fingerprint(lab, beam, ss.beam_max_new, sampling, ss.prefix_sampler)
-    state = ss.get("beam_state")
-    if state is None or state["key"] != key:
-        state = {"key": key, "decoder": make(beam).start(prompt_ids), "cursor": -1, "plain": None}
-        ss["beam_state"] = state
-    dec = state["decoder"]
-    action = take_action("beam")
-    if action == "reset":
-        state.update(decoder=make(beam).start(prompt_ids), cursor=-1)
-        dec = state["decoder"]
-    elif action == "back":
-        state["cursor"] -= 1
-    elif action == "step":
-        if state["cursor"] < len(dec.history) - 1:
-            state["cursor"] += 1
-        else:
-            dec.step()
-            state["cursor"] = len(dec.history) - 1
-    elif action == "run":
-        bar = st.progress(0.0, text="Searching…")
-        while not dec.done:
-            dec.step()
-            bar.progress(min(1.0, len(dec.history) / ss.beam_max_new), text=f"Searching… step {len(dec.history)}")
-        bar.empty()
-        state["cursor"] = len(dec.history) - 1
-    cursor = state["cursor"]
-    step_buttons("beam", can_back=cursor >= 0, done=cursor == len(dec.history) - 1 and dec.done)
+    state = stepper("beam", key, lambda: make(beam).start(prompt_ids))
+    state.setdefault("plain", None)
+    dec, cursor = state["decoder"], state["cursor"]
     shown = dec.history[: cursor + 1]
     if not shown:
         st.info("Press **Step** to expand the beam once (one model forward over all running hypotheses), or "

@@ -11,7 +11,7 @@ from decoding_core.models import ModelLoadError
 from decoding_core.processors import SamplingSettings
 from decoding_core.speculative import SpeculativeDecoder
 from ui import params
-from ui.controls import sampling_controls, step_buttons, take_action
+from ui.controls import sampling_controls, stepper
 from ui.lab import fingerprint, need_prompt
 from viz.eagle import loss_figure, mask_figure, tree_dot
 
@@ -68,34 +68,10 @@ except (ModelLoadError, ValueError) as exc:
 
 
 @st.fragment
-def stepper():
+def step_through():
     key = fingerprint(lab, tuple(sorted(args.items(), key=str)))
-    state = ss.get("eagle_state")
-    if state is None or state["key"] != key:
-        state = {"key": key, "decoder": EagleDecoder(lm, head, **args).start(prompt_ids), "cursor": -1}
-        ss["eagle_state"] = state
-    dec = state["decoder"]
-    action = take_action("eagle")
-    if action == "reset":
-        state.update(decoder=EagleDecoder(lm, head, **args).start(prompt_ids), cursor=-1)
-        dec = state["decoder"]
-    elif action == "back":
-        state["cursor"] -= 1
-    elif action == "step":
-        if state["cursor"] < len(dec.history) - 1:
-            state["cursor"] += 1
-        else:
-            dec.step()
-            state["cursor"] = len(dec.history) - 1
-    elif action == "run":
-        bar = st.progress(0.0, text="Decoding…")
-        while not dec.done:
-            dec.step()
-            bar.progress(len(dec.tokens) / dec.max_new_tokens, text=f"Decoding… {len(dec.tokens)} tokens")
-        bar.empty()
-        state["cursor"] = len(dec.history) - 1
-    cursor = state["cursor"]
-    step_buttons("eagle", can_back=cursor >= 0, done=cursor == len(dec.history) - 1 and dec.done)
+    state = stepper("eagle", key, lambda: EagleDecoder(lm, head, **args).start(prompt_ids))
+    dec, cursor = state["decoder"], state["cursor"]
     if cursor < 0:
         st.info("Press **Step**. The first step is the target reading the prompt and producing the first token "
                 "itself: the head needs the target's features before it can draft.")
@@ -134,7 +110,7 @@ def stepper():
     c.metric("Drafted nodes accepted", f"{acc} / {sum(len(s.tokens) - 1 for s in shown if s.kind == 'tree')}")
 
 
-stepper()
+step_through()
 
 # ---------------------------------------------------------------------------------------------- comparison
 st.header("Speed: EAGLE against plain decoding and vanilla speculative decoding")

@@ -12,7 +12,7 @@ from decoding_core.processors import apply_processors, build_processors
 from decoding_core.samplers import SAMPLERS, ReusedNoiseGumbel, draw_many
 from decoding_core.stats import fit_report
 from ui import params
-from ui.controls import sampling_controls, step_buttons, take_action
+from ui.controls import sampling_controls, stepper
 from ui.lab import fingerprint, need_prompt
 from viz.sampling import distribution_figure, histogram_figure, tokens_html
 
@@ -154,34 +154,11 @@ params.sync(["step_sampler", "max_new"])
 
 
 @st.fragment
-def stepper():
+def step_through():
     key = (fingerprint(lab), settings, st.session_state.step_sampler, st.session_state.max_new)
-    state = st.session_state.get("stepper")
-    if state is None or state["key"] != key:
-        dec = AutoregressiveDecoder(lm, settings, st.session_state.step_sampler, st.session_state.max_new, lab.seed)
-        state = {"key": key, "decoder": dec.start(prompt_ids), "cursor": -1}
-        st.session_state["stepper"] = state
+    state = stepper("sampling", key, lambda: AutoregressiveDecoder(
+        lm, settings, st.session_state.step_sampler, st.session_state.max_new, lab.seed).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
-    action = take_action("sampling")
-    if action == "reset":
-        state["decoder"], state["cursor"] = dec.start(prompt_ids), -1
-    elif action == "back":
-        state["cursor"] = cursor - 1
-    elif action == "step":
-        if cursor < len(dec.history) - 1:
-            state["cursor"] = cursor + 1
-        else:
-            dec.step()
-            state["cursor"] = len(dec.history) - 1
-    elif action == "run":
-        bar = st.progress(0.0, text="Decoding…")
-        while not dec.done:
-            dec.step()
-            bar.progress(len(dec.tokens) / dec.max_new_tokens, text=f"Decoding… {len(dec.tokens)} tokens")
-        bar.empty()
-        state["cursor"] = len(dec.history) - 1
-    cursor = state["cursor"]
-    step_buttons("sampling", can_back=cursor >= 0, done=cursor == len(dec.history) - 1 and dec.done)
     hist = dec.history[: cursor + 1]
     st.markdown(tokens_html([r.token_text for r in hist], [r.prob for r in hist], current=cursor)
                 if hist else "_No tokens yet: press **Step**._", unsafe_allow_html=True)
@@ -195,4 +172,4 @@ def stepper():
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards.")
 
 
-stepper()
+step_through()

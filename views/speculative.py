@@ -11,7 +11,7 @@ from decoding_core.processors import SamplingSettings, apply_processors, build_p
 from decoding_core.speculative import (SpeculativeDecoder, expected_speedup, expected_tokens_per_step, verify_sample,
                                        verify_topk)
 from ui import params
-from ui.controls import sampling_controls, step_buttons, take_action
+from ui.controls import sampling_controls, stepper
 from ui.lab import fingerprint, need_prompt
 from viz.speculative import draft_rows, drift_figure, origin_html, residual_figure, sweep_figure
 
@@ -93,34 +93,10 @@ def plain_baseline(n_tokens: int):
 
 
 @st.fragment
-def stepper():
+def step_through():
     key = fingerprint(lab, source, tuple(sorted(decoder_args.items(), key=str)))
-    state = ss.get("spec_state")
-    if state is None or state["key"] != key:
-        state = {"key": key, "decoder": SpeculativeDecoder(lm, draft, **decoder_args).start(prompt_ids), "cursor": -1}
-        ss["spec_state"] = state
-    dec = state["decoder"]
-    action = take_action("spec")
-    if action == "reset":
-        state.update(decoder=SpeculativeDecoder(lm, draft, **decoder_args).start(prompt_ids), cursor=-1)
-        dec = state["decoder"]
-    elif action == "back":
-        state["cursor"] -= 1
-    elif action == "step":
-        if state["cursor"] < len(dec.history) - 1:
-            state["cursor"] += 1
-        else:
-            dec.step()
-            state["cursor"] = len(dec.history) - 1
-    elif action == "run":
-        bar = st.progress(0.0, text="Decoding…")
-        while not dec.done:
-            dec.step()
-            bar.progress(len(dec.tokens) / dec.max_new_tokens, text=f"Decoding… {len(dec.tokens)} tokens")
-        bar.empty()
-        state["cursor"] = len(dec.history) - 1
-    cursor = state["cursor"]
-    step_buttons("spec", can_back=cursor >= 0, done=cursor == len(dec.history) - 1 and dec.done)
+    state = stepper("spec", key, lambda: SpeculativeDecoder(lm, draft, **decoder_args).start(prompt_ids))
+    dec, cursor = state["decoder"], state["cursor"]
     if cursor < 0:
         st.info("Press **Step**: the draft proposes N tokens and the target verifies them in one forward.")
         return
@@ -168,7 +144,7 @@ def stepper():
                    "adds itself; the acceptance rate does not.")
 
 
-stepper()
+step_through()
 
 # ---------------------------------------------------------------------------------------------- N sweep
 st.header("How long should the draft be? Measured against the theory")

@@ -60,7 +60,7 @@ def to_dot(g: nx.DiGraph, rankdir: str = "LR") -> str:
         attrs = ", ".join(f'{k}="{v}"' for k, v in style.items())
         lines.append(f"  n{node} [label=<{label}<BR/><FONT POINT-SIZE=\"8\">{html.escape(sub)}</FONT>>, "
                      f"tooltip={_q(d['tooltip'])}, {attrs}];")
-    for a, b, d in g.edges(data=True):
+    for a, b in g.edges():
         status = g.nodes[b]["status"]
         color = "#1c2233" if status in ("kept", "frontier", "finished") else "#dee2e6"
         lines.append(f'  n{a} -> n{b} [color="{color}"];')

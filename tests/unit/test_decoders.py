@@ -1,4 +1,6 @@
 """The step-wise contract on a tiny model: greedy equals generate, seeds reproduce, errors are clear."""
+import dataclasses
+
 import pytest
 import torch
 from transformers import GenerationConfig
@@ -39,8 +41,8 @@ def test_step_records_are_small_and_consistent(tiny_lm):
     assert len(rec.top_ids) == 20 and rec.kept == 10
     assert abs(sum(rec.top_processed) - 1.0) < 1e-5  # top-10 kept, all inside the top-20 slice
     assert rec.prob > 0
-    with pytest.raises(Exception):
-        rec.token_id = 5  # frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rec.token_id = 5
 
 
 def test_same_seed_same_tokens_other_seed_differs(tiny_lm):

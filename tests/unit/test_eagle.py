@@ -5,7 +5,7 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from decoding_core.decoders import forward, greedy_decoder
+from decoding_core.decoders import greedy_decoder
 from decoding_core.eagle import DraftTree, EagleDecoder, accept_greedy, accept_sampling
 from decoding_core.eagle_head import EagleHead, head_state, load_eagle_checkpoint, save_head
 from decoding_core.models import ModelLoadError

@@ -3,7 +3,7 @@ import pytest
 import torch
 from transformers import DynamicCache
 
-from decoding_core.decoders import forward, greedy_decoder, sampling_decoder
+from decoding_core.decoders import forward, greedy_decoder
 from decoding_core.processors import SamplingSettings
 from decoding_core.speculative import (SpeculativeDecoder, expected_speedup, expected_tokens_per_step, prompt_lookup,
                                        verify_greedy, verify_sample, verify_topk)

@@ -1,0 +1,67 @@
+"""AppTest drives the Speculative Decoding page on the embedded model and its shipped draft."""
+
+from tests.app.conftest import open_app
+from tests.conftest import make_tiny_lm
+
+PAGE = "views/speculative.py"
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_step_shows_the_drafts_and_metrics():
+    at = open_app(PAGE)
+    at.button(key="spec_step").click().run()
+    at.button(key="spec_step").click().run()
+    table = at.dataframe[0].value
+    assert list(table.columns)[:3] == ["i", "draft token", "q(y) draft"]
+    assert set(table["result"]) <= {"accepted", "rejected", "discarded"}
+    assert metric(at, "Target forwards") == "2"
+    assert float(metric(at, "Mean accepted length τ")) >= 1.0
+    assert any("data-testid=\"spec-text\"" in m.value for m in at.markdown)
+    assert not at.exception
+
+
+def test_rules_and_run_to_end_with_speedup():
+    at = open_app(PAGE)
+    at.slider(key="spec_max_new").set_value(16).run()
+    at.radio(key="rule").set_value("sample").run()
+    at.button(key="spec_run").click().run()
+    assert metric(at, "Speed-up (measured)").endswith("×")
+    at.radio(key="rule").set_value("topk").run()
+    at.slider(key="verify_k").set_value(5).run()
+    at.button(key="spec_run").click().run()
+    assert metric(at, "Acceptance rate") != "–"
+    assert not at.exception
+
+
+def test_sweep_and_drift():
+    at = open_app(PAGE)
+    at.slider(key="sweep_max_n").set_value(3).run()
+    at.slider(key="sweep_tokens").set_value(8).run()
+    next(b for b in at.button if b.label == "Run the sweep").click().run()
+    assert any(m.value.startswith("Measured α") for m in at.markdown)
+    at.number_input(key="drift_trials").set_value(400).run()
+    next(b for b in at.button if b.label == "Measure the drift").click().run()
+    tv = at.dataframe[-1].value.set_index("rule")["TV distance to the target's p"]
+    assert tv["rejection sampling"] < tv[tv.index[0]] or tv.index[0] == "rejection sampling"
+    assert not at.exception
+
+
+def test_mismatched_tokenizer_draft_is_explained(tmp_path):
+    from tokenizers import Tokenizer, models
+    from transformers import PreTrainedTokenizerFast
+
+    tiny = make_tiny_lm()
+    tiny.model.save_pretrained(tmp_path)
+    tok = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel({f"t{i}": i for i in range(50)},
+                                                                              unk_token="t0")))
+    tok.save_pretrained(tmp_path)
+    at = open_app(PAGE)
+    at.selectbox(key="draft_source").set_value("model").run()
+    at.text_input(key="draft_model").set_value(str(tmp_path)).run()
+    assert any("different tokenizer" in e.value for e in at.error)
+    at.selectbox(key="draft_source").set_value("prompt-lookup").run()
+    at.button(key="spec_step").click().run()
+    assert not at.error and not at.exception

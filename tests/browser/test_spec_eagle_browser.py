@@ -1,0 +1,43 @@
+"""Speculative decoding, EAGLE and Compare pages in Chromium on the embedded model."""
+import pytest
+
+from tests.browser.conftest import no_exception, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+
+
+def test_speculative_page_shows_accepted_and_rejected(server, page):
+    page.goto(server + "/speculative?spec_max_new=40")
+    wait_idle(page)
+    page.get_by_role("button", name="Run to end").click()
+    wait_idle(page)
+    text = page.locator("[data-testid='spec-text']")
+    text.wait_for()
+    assert text.locator(".tok-accepted").count() > 0
+    assert text.locator(".tok-rejected").count() > 0
+    page.get_by_text("Speed-up (measured)").wait_for()
+    no_exception(page)
+    screenshot(page, "speculative")
+
+
+def test_eagle_page_shows_tree_and_mask(server, page):
+    page.goto(server + "/eagle?eagle_max_new=24")
+    wait_idle(page)
+    for _ in range(2):
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+    page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    page.get_by_text("Tree attention mask (what EAGLE uses)").wait_for()
+    no_exception(page)
+    screenshot(page, "eagle")
+
+
+def test_compare_page(server, page):
+    page.goto(server + "/compare?cmp_max_new=8")
+    wait_idle(page)
+    page.get_by_role("button", name="Run all").click()
+    wait_idle(page, timeout=300_000)
+    page.locator("[data-testid='stDataFrame']").wait_for()
+    no_exception(page)
+    screenshot(page, "compare")
