@@ -59,12 +59,22 @@ def weight_bytes(model) -> int:
     return total if tied else total - emb.numel() * emb.element_size()  # embedding rows are gathered, not read
 
 
+HELDOUT = Path(__file__).resolve().parents[1] / "assets" / "heldout_instructions.json"
+
+
+def heldout_instructions(k: int) -> list[str]:
+    """Instructions on topics the draft and the EAGLE head never trained on (written by eval_tau.py)."""
+    return json.loads(HELDOUT.read_text())[:k] if HELDOUT.exists() else PROMPTS[:k]
+
+
 class Bench:
     def __init__(self, lm, quick: bool):
         self.lm, self.quick = lm, quick
         self.n = 24 if quick else 64
         self.repeats = 2 if quick else 3
-        self.prompts = [lm.encode(p, chat=True) for p in (PROMPTS[:1] if quick else PROMPTS)]
+        self.general = [lm.encode(p, chat=True) for p in (PROMPTS[:1] if quick else PROMPTS)]
+        self.heldout = [lm.encode(p, chat=True) for p in heldout_instructions(2 if quick else 4)]
+        self.prompts = self.general
         self.rows: list[dict] = []
 
     def tok_s(self, run, tokens_of) -> float:
@@ -162,9 +172,13 @@ class Bench:
     def speculative(self):
         from .draft import load_embedded_draft
 
+        self.prompts = self.heldout  # speculation is measured on held-out instructions
+        self.greedy_heldout = self.tok_s(self.ours, lambda r: len(r.tokens))
+        self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
+
         draft = load_embedded_draft(self.lm)
         n_draft = 4
-        base = getattr(self, "greedy_tok_s", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
+        base = self.greedy_heldout
         runs = []
 
         def run(i):
@@ -199,7 +213,8 @@ class Bench:
         from .eagle_head import load_embedded_head
 
         head = load_embedded_head(self.lm)
-        base = getattr(self, "greedy_tok_s", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
+        self.prompts = self.heldout
+        base = getattr(self, "greedy_heldout", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
         for tree, kw in (("dynamic", dict(top_k=8, depth=5, total_tokens=32)), ("static", {})):
             runs = []
 
@@ -216,6 +231,7 @@ class Bench:
                      statistics.median(m["mean_accepted_length"] for m in runs), "tok")
 
     def samplers(self):
+        self.prompts = self.general
         v = self.lm.vocab_size
         g = torch.Generator(device=self.lm.device).manual_seed(0)
         for batch in (1, 8, 64):
@@ -228,6 +244,7 @@ class Bench:
 
     def overhead(self):
         """Step-wise API (start/step, records) against a bare loop of the same forward + argmax."""
+        self.prompts = self.general
         n = self.n
 
         def bare(ids):

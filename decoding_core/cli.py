@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-draft", type=int, default=4)
     r.add_argument("--verify", choices=["topk", "greedy", "sample"], default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
+    r.add_argument("--target-sample", action="store_true",
+                   help="top-K verification and EAGLE: the target samples (with the processor options) instead of argmax")
     # eagle
     r.add_argument("--tree", choices=["static", "dynamic"], default="dynamic")
     r.add_argument("--tree-top-k", type=int, default=8)

@@ -375,6 +375,6 @@ def build_eagle_from_cli(lm: LoadedModel, args, settings: SamplingSettings, comm
         head = load_embedded_head(lm)
     except ModelLoadError as exc:
         raise ValueError(str(exc)) from exc
-    sample = args.temperature != 1.0 or args.top_k or args.top_p or args.min_p or getattr(args, "eagle_sample", False)
+    sample = args.target_sample
     return EagleDecoder(lm, head, args.tree, args.tree_top_k, args.depth, args.total_tokens, settings, bool(sample),
                         **common)

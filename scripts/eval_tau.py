@@ -61,6 +61,9 @@ def main(argv=None):
     print(json.dumps(results, indent=1))
     print(f"evaluated in {time.perf_counter() - t0:.0f}s")
     if args.write:
+        rows = [json.loads(x) for x in open(args.corpus) if x.strip()]
+        held_instr = [r["instruction"] for r in rows if r["split"] == "heldout"]
+        (DRAFT_DIR.parent / "heldout_instructions.json").write_text(json.dumps(held_instr, indent=0) + "\n")
         for folder, key in ((DRAFT_DIR, "draft"), (EAGLE_DIR, "eagle")):
             path = folder / "manifest.json"
             manifest = json.loads(path.read_text())

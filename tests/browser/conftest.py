@@ -28,7 +28,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server():
     port = _free_port()
-    log = open(ROOT / "test-output" / "streamlit.log", "w") if (ROOT / "test-output").mkdir(exist_ok=True) is None else None
+    (ROOT / "test-output").mkdir(exist_ok=True)
+    log = open(ROOT / "test-output" / "streamlit.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
                              "--server.port", str(port), "--server.headless", "true"],
                             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -1,0 +1,88 @@
+"""Speculative decoding and EAGLE on the embedded model with the shipped draft and head."""
+import json
+
+import pytest
+import torch
+
+from decoding_core.decoders import greedy_decoder
+from decoding_core.draft import load_embedded_draft
+from decoding_core.eagle import EagleDecoder
+from decoding_core.eagle_head import load_embedded_head
+from decoding_core.processors import SamplingSettings
+from decoding_core.speculative import SpeculativeDecoder
+from decoding_core.stats import chi_square
+from tests.conftest import PROMPTS
+from tests.integration.test_embedded_greedy import run_cli
+
+N = 24
+
+
+@pytest.fixture(scope="module")
+def draft(embedded):
+    return load_embedded_draft(embedded)
+
+
+@pytest.fixture(scope="module")
+def head(embedded):
+    return load_embedded_head(embedded)
+
+
+@pytest.fixture(scope="module")
+def greedy_refs(embedded):
+    return {p: greedy_decoder(embedded, N).start(embedded.encode(p, chat=True)).run().tokens for p in PROMPTS}
+
+
+@pytest.mark.parametrize("n", [1, 4, 8])
+def test_greedy_match_equals_target_greedy(embedded, draft, greedy_refs, n):
+    for prompt in PROMPTS:
+        ids = embedded.encode(prompt, chat=True)
+        out = SpeculativeDecoder(embedded, draft, n, "greedy", max_new_tokens=N).start(ids).run()
+        assert out.tokens == greedy_refs[prompt]
+        assert out.metrics["accepted"] > 0  # the trained draft does get tokens accepted
+
+
+def test_prompt_lookup_equals_target_greedy(embedded, greedy_refs):
+    ids = embedded.encode(PROMPTS[1], chat=True)
+    out = SpeculativeDecoder(embedded, None, 4, "greedy", max_new_tokens=N).start(ids).run()
+    assert out.tokens == greedy_refs[PROMPTS[1]]
+
+
+@pytest.mark.parametrize("tree", ["static", "dynamic"])
+def test_eagle_greedy_equals_target_greedy(embedded, head, greedy_refs, tree):
+    for prompt in PROMPTS:
+        ids = embedded.encode(prompt, chat=True)
+        out = EagleDecoder(embedded, head, tree, 8, 5, 32, max_new_tokens=N).start(ids).run()
+        assert out.tokens == greedy_refs[prompt]
+        assert out.metrics["mean_accepted_length"] > 1.0
+
+
+def test_rejection_sampling_first_token_matches_target(embedded, draft):
+    """Over many seeds, the first token of speculative sampling is distributed as the target's p
+    (chi-square over the likely tokens with the rest pooled; bound: p-value > 0.001)."""
+    ids = embedded.encode("Give me one word for a colour.", chat=True)
+    with torch.inference_mode():
+        p = torch.softmax(embedded.model(torch.tensor([ids])).logits[0, -1].float(), -1)
+    counts = torch.zeros_like(p)
+    seeds = 400
+    for seed in range(seeds):
+        dec = SpeculativeDecoder(embedded, draft, 1, "sample", settings=SamplingSettings(), max_new_tokens=2,
+                                 seed=seed).start(ids)
+        counts[dec.step().emitted[0]] += 1
+    _, _, pval = chi_square(counts.numpy(), p.numpy())
+    assert pval > 0.001
+
+
+def test_cli_speculative_and_eagle(embedded, greedy_refs):
+    for args in (["--strategy", "speculative", "--draft", "embedded", "--n-draft", "4"],
+                 ["--strategy", "speculative", "--draft", "prompt-lookup"],
+                 ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32"]):
+        proc = run_cli(*args, "--chat", PROMPTS[0], "--max-new-tokens", str(N), "--device", "cpu")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["tokens"] == greedy_refs[PROMPTS[0]]
+        m = out["metrics"]
+        assert {"drafted", "accepted", "verify_steps", "acceptance_rate", "mean_accepted_length"} <= set(m)
+    bad = run_cli("--strategy", "speculative", "--prompt", "x", "--n-draft", "0")
+    assert bad.returncode == 2 and "n-draft" in bad.stderr
+    bad = run_cli("--strategy", "speculative", "--prompt", "x", "--draft", "/no/such/draft")
+    assert bad.returncode == 2
