@@ -25,7 +25,7 @@ from .speculative import SpeculativeDecoder
 
 PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
            "What are three benefits of regular exercise?"]
-SECTIONS = ("hardware", "greedy", "sample", "beam", "lookup", "speculative", "eagle", "samplers", "overhead")
+SECTIONS = ("hardware", "greedy", "bf16", "sample", "beam", "lookup", "speculative", "eagle", "samplers", "overhead")
 
 
 def median_time(fn, repeats: int, warmup: int = 1) -> float:
@@ -118,6 +118,25 @@ class Bench:
         if getattr(self, "bound", None):
             self.add("greedy", "share of the bandwidth bound (aim >= 0.40)", ours / self.bound, "x")
         self.greedy_tok_s = ours
+
+    def bf16(self):
+        """bfloat16 weights on the same device: greedy speed, and agreement with float32 greedy."""
+        if self.lm.dtype != torch.float32:
+            return
+        lm16 = load_model(device=self.lm.device.type, dtype="bfloat16")
+        rate = self.tok_s(lambda i: AutoregressiveDecoder(lm16, max_new_tokens=self.n, stop_at_eos=False).start(i).run(),
+                          lambda r: len(r.tokens))
+        self.add("bf16", "ours greedy, bfloat16 weights", rate, "tok/s")
+        if getattr(self, "greedy_tok_s", None):
+            self.add("bf16", "bfloat16 / float32 speed", rate / self.greedy_tok_s, "x")
+        agree, first = [], []
+        for ids in self.prompts:
+            a = self.ours(ids).tokens
+            b = AutoregressiveDecoder(lm16, max_new_tokens=self.n, stop_at_eos=False).start(ids).run().tokens
+            agree.append(sum(x == y for x, y in zip(a, b)) / len(a))
+            first.append(next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), len(a)))
+        self.add("bf16", "greedy tokens equal to float32, same position", statistics.mean(agree), "share")
+        self.add("bf16", "first differing position (median over prompts)", statistics.median(first), "token")
 
     def sample(self):
         kw = dict(do_sample=True, temperature=0.8, top_p=0.95, top_k=0)

@@ -29,9 +29,10 @@ def corpus_summary(path: str | Path) -> dict:
     return json.loads(p.read_text()) if p.exists() else {}
 
 
-def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Random, pad: int):
+def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Random, pad: int, with_index=False):
     """Length-bucketed batches of about batch_tokens tokens: ids [B, L], attention mask [B, L] (real
-    tokens) and answer mask [B, L] (positions holding an answer token: what the loss counts)."""
+    tokens) and answer mask [B, L] (positions holding an answer token: what the loss counts); with
+    with_index, also the batch's sequence indices."""
     order = sorted(range(len(seqs)), key=lambda i: len(seqs[i][0]))
     groups, cur = [], []
     for i in order:
@@ -52,7 +53,7 @@ def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Ra
             ids[r, : len(seq)] = torch.tensor(seq)
             mask[r, : len(seq)] = True
             answer[r, n_prompt : len(seq)] = True
-        yield ids, mask, answer
+        yield (ids, mask, answer, g) if with_index else (ids, mask, answer)
 
 
 def lr_at(step: int, total: int, peak: float, warmup: int) -> float:

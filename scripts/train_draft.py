@@ -56,6 +56,9 @@ def main(argv=None):
     ap.add_argument("--ckpt-every", type=int, default=50)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--distill", default=None, help="target features cached by train_eagle.py (runs/eagle/features.pt): "
+                    "adds soft-label distillation against the target's full distribution lm_head(f)")
+    ap.add_argument("--w-soft", type=float, default=1.0)
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -79,19 +82,30 @@ def main(argv=None):
         f"{draft_cost_ratio(cfg, target.model.config):.3f}; {len(train)} train / {len(held)} held-out sequences, "
         f"{n_tokens} train tokens; {total} steps")
 
+    soft_feats = None
+    if args.distill:
+        cached = load_checkpoint(ROOT / args.distill)
+        if not cached or len(cached["train"]) != len(train):
+            raise SystemExit(f"{args.distill} does not hold features for this corpus: run train_eagle.py first")
+        soft_feats = cached["train"]
+        lm_head = target.model.get_output_embeddings()
+        log(f"distilling from the target's distribution (features in {args.distill}), weight {args.w_soft}")
     ckpt_path = work / "ckpt.pt"
-    step, curve, wall0 = 0, [], 0.0
+    step, curve, wall0, commands = 0, [], 0.0, []
     ck = load_checkpoint(ckpt_path)
     if ck:
         draft.load_state_dict(ck["model"], strict=False)
         opt.load_state_dict(ck["opt"])
         step, curve, wall0 = ck["step"], ck["curve"], ck["wall_s"]
+        commands = ck.get("commands", ["(an earlier run, not recorded)"])
         log(f"resumed from step {step}")
+    commands.append(f"{command_line()}  # from step {step}")
     t0 = time.perf_counter()
     draft.train()
     epoch = step // max(1, steps_per_epoch)
     while step < total:
-        for ids, mask, answer in batches(train, args.batch_tokens, random.Random(args.seed + epoch), pad):
+        for ids, mask, answer, index in batches(train, args.batch_tokens, random.Random(args.seed + epoch), pad,
+                                                with_index=True):
             if step >= total:
                 break
             for g in opt.param_groups:
@@ -99,6 +113,14 @@ def main(argv=None):
             logits = draft(input_ids=ids, attention_mask=mask.long()).logits[:, :-1]
             m = answer[:, 1:]
             loss = F.cross_entropy(logits[m].float(), ids[:, 1:][m])
+            if soft_feats is not None:  # the target's distribution at the same positions: lm_head(f_i)
+                f = torch.zeros(ids.shape[0], ids.shape[1], soft_feats[0].shape[-1])
+                for r, k in enumerate(index):
+                    f[r, : soft_feats[k].shape[0]] = soft_feats[k].float()
+                with torch.no_grad():
+                    p_target = torch.softmax(lm_head(f[:, :-1][m]), dim=-1)
+                soft = -(p_target * torch.log_softmax(logits[m].float(), dim=-1)).sum(-1).mean()
+                loss = loss + args.w_soft * soft
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -110,6 +132,7 @@ def main(argv=None):
                 log(f"step {step}/{total} loss {float(loss):.4f} lr {opt.param_groups[0]['lr']:.2e} {el:.0f}s")
             if step % args.ckpt_every == 0:
                 save_checkpoint(ckpt_path, model=trainable_state(draft), opt=opt.state_dict(), step=step, curve=curve,
+                                commands=commands,
                                 wall_s=wall0 + time.perf_counter() - t0)
         epoch += 1
     wall = wall0 + time.perf_counter() - t0
@@ -124,12 +147,14 @@ def main(argv=None):
                          "params_stored": sum(v.numel() for v in trainable_state(draft).values()),
                          "cost_ratio_multiply_adds": round(draft_cost_ratio(cfg, target.model.config), 4)},
         "command": command_line(),
+        "commands": commands,
         "git_commit": git_commit(),
         "data": {"corpus": args.corpus, **corpus_summary(args.corpus), "train_sequences": len(train),
                  "train_tokens": n_tokens, "heldout_sequences": len(held)},
         "training": {"steps": step, "epochs": round(step / max(1, steps_per_epoch), 2), "batch_tokens": args.batch_tokens,
                      "lr": args.lr, "optimizer": "AdamW(0.9, 0.95), cosine, grad clip 1.0", "loss": "cross-entropy on "
-                     "the target's greedy answer tokens", "wall_s": round(wall, 1), "threads": torch.get_num_threads()},
+                     "the target's greedy answer tokens" + (f" + {args.w_soft} x soft cross-entropy against the target's "
+                     "distribution (distillation)" if args.distill else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads()},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
         "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},
         "sha256": {"draft.safetensors": digest},

@@ -179,13 +179,15 @@ def main(argv=None):
     log(f"EAGLE head: {sum(v.numel() for v in head_state(head).values()) / 1e6:.2f}M params; {len(train)} train / "
         f"{len(held)} held-out sequences, {n_tokens} tokens; {total} steps")
     ckpt_path = work / "ckpt.pt"
-    step, curve, wall0 = 0, [], 0.0
+    step, curve, wall0, commands = 0, [], 0.0, []
     ck = load_checkpoint(ckpt_path)
     if ck:
         head.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         step, curve, wall0 = ck["step"], ck["curve"], ck["wall_s"]
+        commands = ck.get("commands", ["(an earlier run, not recorded)"])
         log(f"resumed from step {step}")
+    commands.append(f"{command_line()}  # from step {step}")
     t0 = time.perf_counter()
     head.train()
     epoch = step // max(1, steps_per_epoch)
@@ -208,7 +210,7 @@ def main(argv=None):
                 el = wall0 + time.perf_counter() - t0
                 log(f"step {step}/{total} reg {l_reg.item():.4f} cls {l_cls.item():.4f} top1 {acc:.3f} {el:.0f}s")
             if step % args.ckpt_every == 0:
-                save_checkpoint(ckpt_path, model=head.state_dict(), opt=opt.state_dict(), step=step, curve=curve,
+                save_checkpoint(ckpt_path, model=head.state_dict(), opt=opt.state_dict(), step=step, curve=curve, commands=commands,
                                 wall_s=wall0 + time.perf_counter() - t0)
         epoch += 1
     wall = wall0 + time.perf_counter() - t0
@@ -222,6 +224,7 @@ def main(argv=None):
         "architecture": {"hidden": cfg.hidden_size, "params_stored": sum(v.numel() for v in head_state(head).values()),
                          "init": "identity: fc = [noise | I], o_proj and down_proj zero"},
         "command": command_line(),
+        "commands": commands,
         "git_commit": git_commit(),
         "data": {"corpus": args.corpus, **corpus_summary(args.corpus), "train_sequences": len(train),
                  "train_tokens": n_tokens, "heldout_sequences": len(held)},
