@@ -88,7 +88,7 @@ def step_through():
     st.markdown(f"**Step {step.index}**: a tree of {len(step.tokens) - 1} drafted tokens, verified in one target "
                 f"forward; **{n_acc} accepted** along the green path, then the target's own **`{step.next_text}`** → "
                 f"{len(step.emitted)} tokens (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
-    st.graphviz_chart(tree_dot(step), width="stretch")
+    st.graphviz_chart(tree_dot(step), width="content")
     st.caption("Each node: its token, its tree index and the head's cumulative confidence q (product of the draft "
                "probabilities along its path). Green = the accepted path (root included); grey = rejected branches.")
     labels = [f"#{i} {t}" for i, t in enumerate(step.texts)]
