@@ -130,6 +130,22 @@ def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s:
                 draft_s=round(draft_s, 6), target_s=round(target_s, 6))
 
 
+class DraftVerifyDecoder(Decoder):
+    """Shared by speculative decoding and EAGLE: the draft/verify counters and their metrics."""
+
+    def _reset_counts(self) -> None:
+        self.drafted = self.accepted = self.verify_steps = 0
+        self.draft_s = self.target_s = 0.0
+
+    @property
+    def context(self) -> list[int]:
+        return self.prompt_ids + self.tokens
+
+    def metrics(self) -> dict:
+        return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
+                                                             self.draft_s, self.target_s)}
+
+
 @dataclass(frozen=True)
 class TokenStep:
     """One autoregressive step: the distribution it drew from (top-N slice) and the token drawn."""

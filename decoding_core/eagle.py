@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
-from .decoders import Decoder, crop_to, speculation_metrics
+from .decoders import DraftVerifyDecoder, crop_to
 from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
-from .trees import (REFERENCE_STATIC_TREE, additive_mask, depths, static_tree_parents, tree_attention_mask,
-                    tree_verify_mask)
+from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, static_tree_parents,
+                    tree_attention_mask, tree_verify_mask)
 
 
 @dataclass
@@ -59,9 +59,7 @@ class EagleStep:
 def accept_greedy(tree: DraftTree, target_next: list[int]) -> list[int]:
     """Longest root-to-leaf path whose every node equals the target's argmax at its parent.
     target_next[i] = argmax p at node i. Returns the accepted node indices (root first)."""
-    children: dict[int, list[int]] = {}
-    for i, par in enumerate(tree.parents[1:], start=1):
-        children.setdefault(par, []).append(i)
+    children = children_of(tree.parents)
     path = [0]
     while True:
         node = path[-1]
@@ -77,9 +75,7 @@ def accept_sampling(tree: DraftTree, p: torch.Tensor, uniforms, generator: torch
     child x is accepted with probability p(x); on rejection p(x) = 0 and p is renormalised. When all
     children fail (or at a leaf), the next token is sampled from the remaining p.
     Returns (accepted path, next token)."""
-    children: dict[int, list[int]] = {}
-    for i, par in enumerate(tree.parents[1:], start=1):
-        children.setdefault(par, []).append(i)
+    children = children_of(tree.parents)
     path = [0]
     while True:
         node = path[-1]
@@ -100,7 +96,7 @@ def accept_sampling(tree: DraftTree, p: torch.Tensor, uniforms, generator: torch
         path.append(accepted)
 
 
-class EagleDecoder(Decoder):
+class EagleDecoder(DraftVerifyDecoder):
     strategy = "eagle"
 
     def __init__(self, target: LoadedModel, head: EagleHead, tree: str = "dynamic", top_k: int = 8, depth: int = 5,
@@ -134,16 +130,7 @@ class EagleDecoder(Decoder):
         self.t_cache, self.h_cache = DynamicCache(), DynamicCache()
         self.features = None                   # [n-1, H] true target features f_0..f_{n-2}
         self.h_len = 0                         # head pairs already in the head cache
-        self.drafted = self.accepted = self.verify_steps = 0
-        self.draft_s = self.target_s = 0.0
-
-    @property
-    def context(self) -> list[int]:
-        return self.prompt_ids + self.tokens
-
-    def metrics(self) -> dict:
-        return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
-                                                             self.draft_s, self.target_s)}
+        self._reset_counts()
 
     # -- target ---------------------------------------------------------------------------------
     def _target(self, ids, **kw):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
-from .decoders import Decoder, crop_to, forward, speculation_metrics
+from .decoders import DraftVerifyDecoder, crop_to, forward
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 
@@ -136,7 +136,7 @@ class SpecStep:
     elapsed_s: float
 
 
-class SpeculativeDecoder(Decoder):
+class SpeculativeDecoder(DraftVerifyDecoder):
     """Draft N tokens, verify them in one target forward, keep the accepted prefix plus one token."""
 
     strategy = "speculative"
@@ -167,16 +167,7 @@ class SpeculativeDecoder(Decoder):
     def _reset(self):
         self.t_cache, self.d_cache = DynamicCache(), DynamicCache()
         self.t_len = self.d_len = 0     # tokens of prompt + output already in each cache
-        self.drafted = self.accepted = self.verify_steps = 0
-        self.draft_s = self.target_s = 0.0
-
-    @property
-    def context(self) -> list[int]:
-        return self.prompt_ids + self.tokens
-
-    def metrics(self) -> dict:
-        return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
-                                                             self.draft_s, self.target_s)}
+        self._reset_counts()
 
     def _probs(self, logits: torch.Tensor, contexts: list[list[int]]) -> torch.Tensor:
         """Processed probabilities, one row per position, each with its own context (repetition

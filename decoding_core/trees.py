@@ -33,6 +33,14 @@ def depths(parents: list[int]) -> list[int]:
     return d
 
 
+def children_of(parents: list[int]) -> dict[int, list[int]]:
+    """{node: its children in index order}."""
+    children: dict[int, list[int]] = {}
+    for i, par in enumerate(parents[1:], start=1):
+        children.setdefault(par, []).append(i)
+    return children
+
+
 def ancestors(parents: list[int], i: int) -> list[int]:
     """i and its ancestors up to the root, root first."""
     path = []
