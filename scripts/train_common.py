@@ -89,6 +89,21 @@ def load_checkpoint(path: Path):
     return torch.load(path, map_location="cpu", weights_only=False) if path.exists() else None
 
 
+def resume(path: Path, model, opt, log, strict: bool = True) -> tuple[int, list, float, list[str]]:
+    """Load a checkpoint into model and optimizer if one exists. Returns (step, loss curve, wall seconds
+    so far, commands so far), with this run's command appended."""
+    step, curve, wall, commands = 0, [], 0.0, []
+    ck = load_checkpoint(path)
+    if ck:
+        model.load_state_dict(ck["model"], strict=strict)
+        opt.load_state_dict(ck["opt"])
+        step, curve, wall = ck["step"], ck["curve"], ck["wall_s"]
+        commands = ck.get("commands", ["(an earlier run, not recorded)"])
+        log(f"resumed from step {step}")
+    commands.append(f"{command_line()}  # from step {step}")
+    return step, curve, wall, commands
+
+
 def git_commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from train_common import (ROOT, Logger, batches, command_line, corpus_summary, git_commit, load_checkpoint,
-                          load_corpus, lr_at, save_checkpoint, write_manifest)
+                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
 
 from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from_target, save_draft,
                                  trainable_state)
@@ -91,15 +91,7 @@ def main(argv=None):
         lm_head = target.model.get_output_embeddings()
         log(f"distilling from the target's distribution (features in {args.distill}), weight {args.w_soft}")
     ckpt_path = work / "ckpt.pt"
-    step, curve, wall0, commands = 0, [], 0.0, []
-    ck = load_checkpoint(ckpt_path)
-    if ck:
-        draft.load_state_dict(ck["model"], strict=False)
-        opt.load_state_dict(ck["opt"])
-        step, curve, wall0 = ck["step"], ck["curve"], ck["wall_s"]
-        commands = ck.get("commands", ["(an earlier run, not recorded)"])
-        log(f"resumed from step {step}")
-    commands.append(f"{command_line()}  # from step {step}")
+    step, curve, wall0, commands = resume(ckpt_path, draft, opt, log, strict=False)
     t0 = time.perf_counter()
     draft.train()
     epoch = step // max(1, steps_per_epoch)

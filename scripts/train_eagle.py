@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from train_common import (ROOT, Logger, command_line, corpus_summary, git_commit, load_checkpoint,
-                          load_corpus, lr_at, save_checkpoint, write_manifest)
+                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
 
 from decoding_core.eagle_head import EagleHead, head_state, save_head
 from decoding_core.models import load_model
@@ -49,7 +49,6 @@ def extract_features(target, seqs, log, batch_tokens=4096):
 
 def feature_batches(seqs, feats, batch_tokens, rng, pad):
     """Batches of (ids, answer mask, features [B, L, H] float32) padded on the right."""
-    index = {id(s[0]): k for k, s in enumerate(seqs)}
     by_len = sorted(range(len(seqs)), key=lambda k: len(seqs[k][0]))
     groups, cur = [], []
     for k in by_len:
@@ -60,7 +59,6 @@ def feature_batches(seqs, feats, batch_tokens, rng, pad):
     if cur:
         groups.append(cur)
     rng.shuffle(groups)
-    del index
     for g in groups:
         width = max(len(seqs[k][0]) for k in g)
         ids = torch.full((len(g), width), pad, dtype=torch.long)
@@ -179,15 +177,7 @@ def main(argv=None):
     log(f"EAGLE head: {sum(v.numel() for v in head_state(head).values()) / 1e6:.2f}M params; {len(train)} train / "
         f"{len(held)} held-out sequences, {n_tokens} tokens; {total} steps")
     ckpt_path = work / "ckpt.pt"
-    step, curve, wall0, commands = 0, [], 0.0, []
-    ck = load_checkpoint(ckpt_path)
-    if ck:
-        head.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        step, curve, wall0 = ck["step"], ck["curve"], ck["wall_s"]
-        commands = ck.get("commands", ["(an earlier run, not recorded)"])
-        log(f"resumed from step {step}")
-    commands.append(f"{command_line()}  # from step {step}")
+    step, curve, wall0, commands = resume(ckpt_path, head, opt, log)
     t0 = time.perf_counter()
     head.train()
     epoch = step // max(1, steps_per_epoch)
