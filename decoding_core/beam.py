@@ -170,8 +170,9 @@ class BeamSearchDecoder(Decoder):
     strategy = "beam"
 
     def __init__(self, lm: LoadedModel, beam: BeamSettings, max_new_tokens: int = 32, seed: int = 0,
-                 stop_at_eos: bool = True, sampling: SamplingSettings | None = None, sampler: str = "multinomial"):
-        super().__init__(lm, max_new_tokens, seed, stop_at_eos)
+                 stop_at_eos: bool = True, sampling: SamplingSettings | None = None, sampler: str = "multinomial",
+                 backend: str = "eager"):
+        super().__init__(lm, max_new_tokens, seed, stop_at_eos, backend)
         if beam.num_beams > lm.vocab_size:
             raise ValueError(f"beam width {beam.num_beams} exceeds the vocabulary ({lm.vocab_size} tokens)")
         if beam.sample_prefix >= max_new_tokens:

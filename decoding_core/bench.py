@@ -25,7 +25,8 @@ from .speculative import SpeculativeDecoder
 
 PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
            "What are three benefits of regular exercise?"]
-SECTIONS = ("hardware", "greedy", "bf16", "sample", "beam", "lookup", "speculative", "eagle", "samplers", "overhead")
+SECTIONS = ("hardware", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle", "samplers",
+            "overhead")
 
 
 def median_time(fn, repeats: int, warmup: int = 1) -> float:
@@ -44,6 +45,24 @@ def memory_bandwidth_gbs(repeats: int = 5) -> float:
     x = torch.ones(256 * 1024 * 1024, dtype=torch.float32)
     secs = median_time(lambda: float(x.sum()), repeats)
     return x.numel() * 4 / secs / 1e9
+
+
+@torch.inference_mode()
+def gemv_bandwidth_gbs(model, repeats: int = 5) -> float:
+    """What batch-1 matrix-vector products reach on this machine: every Linear of the model applied to
+    one vector, in order (the weights stream from memory, as in decoding), bytes read / second."""
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    p = next(model.parameters())
+    xs = [torch.randn(1, m.in_features, dtype=p.dtype, device=p.device) for m in linears]
+
+    def once():
+        for m, x in zip(linears, xs):
+            torch.nn.functional.linear(x, m.weight)
+        if p.device.type == "cuda":
+            torch.cuda.synchronize()
+
+    secs = median_time(once, repeats)
+    return sum(m.weight.numel() * m.weight.element_size() for m in linears) / secs / 1e9
 
 
 def weight_bytes(model) -> int:
@@ -90,6 +109,23 @@ class Bench:
             rates.append(tokens_of(out["t"]) / secs)
         return statistics.median(rates)
 
+    def paired(self, a, b, tokens_a, tokens_b) -> tuple[float, float, float]:
+        """tokens/s of a and b and the ratio a / b, timed in alternation (a, b, a, b, ...) on every prompt
+        so that drift on a shared machine hits both alike; the ratio is the median of per-pair ratios."""
+        rates_a, rates_b, ratios = [], [], []
+        for ids in self.prompts:
+            a(ids), b(ids)  # warm-up
+            for _ in range(self.repeats):
+                t0 = time.perf_counter()
+                ra = a(ids)
+                t1 = time.perf_counter()
+                rb = b(ids)
+                t2 = time.perf_counter()
+                rates_a.append(tokens_a(ra) / (t1 - t0))
+                rates_b.append(tokens_b(rb) / (t2 - t1))
+                ratios.append(rates_a[-1] / rates_b[-1])
+        return statistics.median(rates_a), statistics.median(rates_b), statistics.median(ratios)
+
     def add(self, section, name, value, unit, **extra):
         row = {"section": section, "name": name, "value": round(value, 3), "unit": unit, **extra}
         self.rows.append(row)
@@ -106,18 +142,51 @@ class Bench:
 
     # -- sections -------------------------------------------------------------------------------------
     def hardware(self):
-        bw = self.add("hardware", "memory read bandwidth", memory_bandwidth_gbs(), "GB/s")
+        bw = self.add("hardware", "memory read bandwidth (streaming sum)", memory_bandwidth_gbs(), "GB/s")
         wb = weight_bytes(self.lm.model)
         self.add("hardware", "weight bytes read per token", wb / 1e6, "MB")
         self.bound = self.add("hardware", "bandwidth bound (bandwidth / weight bytes)", bw * 1e9 / wb, "tok/s")
+        gemv = self.add("hardware", "batch-1 matrix-vector read bandwidth (the model's Linears)",
+                        gemv_bandwidth_gbs(self.lm.model), "GB/s")
+        self.gemv_bound = self.add("hardware", "matrix-vector bound (gemv bandwidth / weight bytes)", gemv * 1e9 / wb,
+                                   "tok/s")
 
     def greedy(self):
-        hf = self.add("greedy", "transformers generate (greedy)", self.tok_s(self.hf, lambda o: self.n), "tok/s")
-        ours = self.add("greedy", "ours (step-wise greedy)", self.tok_s(self.ours, lambda r: len(r.tokens)), "tok/s")
-        self.add("greedy", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+        ours, hf, ratio = self.paired(self.ours, self.hf, lambda r: len(r.tokens), lambda o: self.n)
+        self.add("greedy", "transformers generate (greedy)", hf, "tok/s")
+        self.add("greedy", "ours (step-wise greedy)", ours, "tok/s")
+        self.add("greedy", "ratio ours / transformers (target >= 1.0)", ratio, "x")
         if getattr(self, "bound", None):
             self.add("greedy", "share of the bandwidth bound (aim >= 0.40)", ours / self.bound, "x")
+            self.add("greedy", "share of the matrix-vector bound", ours / self.gemv_bound, "x")
         self.greedy_tok_s = ours
+
+    def backends(self):
+        """The target forward paths: dynamic cache, static cache, static + torch.compile (CUDA graphs on CUDA)."""
+        from .fastpath import warm_up
+
+        t0 = time.perf_counter()
+        tp = warm_up(self.lm, "compiled")
+        self.add("backends", "torch.compile: first decode pass (compile time, once per process)",
+                 time.perf_counter() - t0, "s")
+        if tp.fallback:
+            self.add("backends", f"torch.compile unavailable, fell back: {tp.fallback[:60]}", float("nan"), "")
+
+        def with_backend(name):
+            return lambda i: AutoregressiveDecoder(self.lm, max_new_tokens=self.n, stop_at_eos=False,
+                                                   backend=name).start(i).run()
+
+        def tokens(r):
+            return len(r.tokens)
+
+        for name in ("static", "compiled"):
+            fast, eager, ratio = self.paired(with_backend(name), with_backend("eager"), tokens, tokens)
+            self.add("backends", f"greedy, {name} backend", fast, "tok/s")
+            self.add("backends", f"{name} / eager (dynamic cache), same run", ratio, "x")
+            if getattr(self, "bound", None):
+                self.add("backends", f"{name}: share of the bandwidth bound", fast / self.bound, "x")
+        same = all(with_backend("compiled")(i).tokens == with_backend("eager")(i).tokens for i in self.prompts)
+        self.add("backends", "compiled greedy tokens equal eager on every prompt", float(same), "bool")
 
     def bf16(self):
         """bfloat16 weights on the same device: greedy speed, and agreement with float32 greedy."""
@@ -140,26 +209,25 @@ class Bench:
 
     def sample(self):
         kw = dict(do_sample=True, temperature=0.8, top_p=0.95, top_k=0)
-        hf = self.add("sample", "transformers generate (T=0.8, top-p 0.95)", self.tok_s(lambda i: self.hf(i, **kw),
-                      lambda o: self.n), "tok/s")
         s = SamplingSettings(temperature=0.8, top_p=0.95)
-        ours = self.add("sample", "ours (same settings, multinomial)",
-                        self.tok_s(lambda i: self.ours(i, settings=s, sampler="multinomial"), lambda r: len(r.tokens)),
-                        "tok/s")
-        self.add("sample", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+        ours, hf, ratio = self.paired(lambda i: self.ours(i, settings=s, sampler="multinomial"),
+                                      lambda i: self.hf(i, **kw), lambda r: len(r.tokens), lambda o: self.n)
+        self.add("sample", "transformers generate (T=0.8, top-p 0.95)", hf, "tok/s")
+        self.add("sample", "ours (same settings, multinomial)", ours, "tok/s")
+        self.add("sample", "ratio ours / transformers (target >= 1.0)", ratio, "x")
 
     def beam(self):
         k = 4
-        hf = self.add("beam", f"transformers beam search k={k}",
-                      self.tok_s(lambda i: self.hf(i, num_beams=k, do_sample=False, length_penalty=1.0), lambda o: self.n),
-                      "tok/s")
         n = self.n
 
         def run(i):
             return BeamSearchDecoder(self.lm, BeamSettings(num_beams=k), n, stop_at_eos=False).start(i).run()
 
-        ours = self.add("beam", f"ours k={k}", self.tok_s(run, lambda r: n), "tok/s")
-        self.add("beam", "ratio ours / transformers (target >= 1.0)", ours / hf, "x")
+        ours, hf, ratio = self.paired(run, lambda i: self.hf(i, num_beams=k, do_sample=False, length_penalty=1.0),
+                                      lambda r: n, lambda o: n)
+        self.add("beam", f"transformers beam search k={k}", hf, "tok/s")
+        self.add("beam", f"ours k={k}", ours, "tok/s")
+        self.add("beam", "ratio ours / transformers (target >= 1.0)", ratio, "x")
         plain_f, pruned_f, same = [], [], 0
         t_plain, t_pruned = [], []
         for ids in self.prompts:
@@ -180,24 +248,21 @@ class Bench:
 
     def lookup(self):
         n_draft = 4
-        hf = self.add("lookup", "transformers prompt lookup (greedy, 4 tokens)",
-                      self.tok_s(lambda i: self.hf(i, do_sample=False, prompt_lookup_num_tokens=n_draft), lambda o: self.n),
-                      "tok/s")
-        ours = self.add("lookup", "ours prompt lookup (greedy match, N=4)", self.tok_s(
+        ours, hf, ratio = self.paired(
             lambda i: SpeculativeDecoder(self.lm, None, n_draft, "greedy", max_new_tokens=self.n,
-                                         stop_at_eos=False).start(i).run(), lambda r: len(r.tokens)), "tok/s")
-        self.add("lookup", "ratio ours / transformers", ours / hf, "x")
+                                         stop_at_eos=False).start(i).run(),
+            lambda i: self.hf(i, do_sample=False, prompt_lookup_num_tokens=n_draft), lambda r: len(r.tokens),
+            lambda o: self.n)
+        self.add("lookup", "transformers prompt lookup (greedy, 4 tokens)", hf, "tok/s")
+        self.add("lookup", "ours prompt lookup (greedy match, N=4)", ours, "tok/s")
+        self.add("lookup", "ratio ours / transformers", ratio, "x")
 
     def speculative(self):
         from .draft import load_embedded_draft
 
         self.prompts = self.heldout  # speculation is measured on held-out instructions
-        self.greedy_heldout = self.tok_s(self.ours, lambda r: len(r.tokens))
-        self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
-
         draft = load_embedded_draft(self.lm)
         n_draft = 4
-        base = self.greedy_heldout
         runs = []
 
         def run(i):
@@ -205,8 +270,9 @@ class Bench:
             runs.append(r.metrics)
             return r
 
-        ours = self.add("speculative", "ours draft model (greedy match, N=4)", self.tok_s(run, lambda r: len(r.tokens)),
-                        "tok/s")
+        ours, plain, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+        self.add("speculative", "ours draft model (greedy match, N=4)", ours, "tok/s")
+        self.add("speculative", "speed-up over plain greedy (ours, same run)", speedup, "x")
         assisted_model = draft.model
 
         def hf_assisted(i):
@@ -217,15 +283,15 @@ class Bench:
                                           assistant_model=assisted_model)
 
         try:
-            hf = self.add("speculative", "transformers assisted generation (same draft, N=4)",
-                          self.tok_s(hf_assisted, lambda o: self.n), "tok/s")
-            self.add("speculative", "ratio ours / transformers assisted", ours / hf, "x")
+            _, hf, ratio = self.paired(run, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
+            self.add("speculative", "transformers assisted generation (same draft, N=4)", hf, "tok/s")
+            self.add("speculative", "ratio ours / transformers assisted", ratio, "x")
         except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
-        self.add("speculative", "speed-up over plain greedy (ours)", ours / base, "x")
         self.add("speculative", "mean accepted length tau", statistics.median(m["mean_accepted_length"] for m in runs), "tok")
         self.add("speculative", "acceptance rate", statistics.median(m["acceptance_rate"] for m in runs), "share")
-        self.spec_tok_s = ours
+        self.add("speculative", "plain greedy on held-out instructions", plain, "tok/s")
+        self.spec_tok_s, self.greedy_heldout = ours, plain
 
     def eagle(self):
         from .eagle import EagleDecoder
@@ -233,7 +299,6 @@ class Bench:
 
         head = load_embedded_head(self.lm)
         self.prompts = self.heldout
-        base = getattr(self, "greedy_heldout", None) or self.tok_s(self.ours, lambda r: len(r.tokens))
         for tree, kw in (("dynamic", dict(top_k=8, depth=5, total_tokens=32)), ("static", {})):
             runs = []
 
@@ -242,10 +307,12 @@ class Bench:
                 runs.append(r.metrics)
                 return r
 
-            ours = self.add("eagle", f"EAGLE {tree} tree (greedy)", self.tok_s(run, lambda r: len(r.tokens)), "tok/s")
-            self.add("eagle", f"EAGLE {tree}: speed-up over plain greedy", ours / base, "x")
+            ours, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+            self.add("eagle", f"EAGLE {tree} tree (greedy)", ours, "tok/s")
+            self.add("eagle", f"EAGLE {tree}: speed-up over plain greedy (same run)", speedup, "x")
             if getattr(self, "spec_tok_s", None):
-                self.add("eagle", f"EAGLE {tree}: speed-up over vanilla speculative", ours / self.spec_tok_s, "x")
+                self.add("eagle", f"EAGLE {tree}: speed-up over vanilla speculative (section above)",
+                         ours / self.spec_tok_s, "x")
             self.add("eagle", f"EAGLE {tree}: mean accepted length tau",
                      statistics.median(m["mean_accepted_length"] for m in runs), "tok")
 
@@ -276,10 +343,10 @@ class Bench:
                 x = torch.tensor([[tok]], device=self.lm.device)
             return out
 
-        b = self.add("overhead", "bare loop (forward + argmax)", self.tok_s(bare, len), "tok/s")
-        s = self.add("overhead", "step-wise API (start/step + records)", self.tok_s(self.ours, lambda r: len(r.tokens)),
-                     "tok/s")
-        self.add("overhead", "step-wise / bare (target >= 0.95)", s / b, "x")
+        s, b, ratio = self.paired(self.ours, bare, lambda r: len(r.tokens), len)
+        self.add("overhead", "bare loop (forward + argmax)", b, "tok/s")
+        self.add("overhead", "step-wise API (start/step + records)", s, "tok/s")
+        self.add("overhead", "step-wise / bare (target >= 0.95)", ratio, "x")
 
 
 def main(args) -> int:

@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--repetition-penalty", type=float, default=None)
     r.add_argument("--sampler", default="multinomial", choices=["multinomial", "gumbel", "gumbel-block", "exp-race"])
     r.add_argument("--no-stop-at-eos", action="store_true", help="decode max-new-tokens even past EOS")
+    r.add_argument("--backend", choices=["eager", "static", "compiled"], default="eager",
+                   help="target forward: dynamic KV cache, static KV cache, or static + torch.compile "
+                        "(greedy, sample, speculative)")
     # beam
     r.add_argument("--num-beams", type=int, default=4)
     r.add_argument("--eos-policy", choices=["in-beam", "finished-set"], default="finished-set")
@@ -95,11 +98,14 @@ def build_decoder(lm, args):
     settings = sampling_settings(args)
     build_processors(settings)  # validate every processor option, whatever the strategy
     common = dict(max_new_tokens=args.max_new_tokens, seed=args.seed, stop_at_eos=not args.no_stop_at_eos)
+    backend = getattr(args, "backend", "eager")
+    if backend != "eager" and args.strategy in ("beam", "eagle"):
+        raise ValueError(f"--backend {backend} applies to greedy, sample and speculative; {args.strategy} runs eager")
     if args.strategy in ("greedy", "sample"):
         from .decoders import AutoregressiveDecoder
 
         sampler = None if args.strategy == "greedy" else args.sampler
-        return AutoregressiveDecoder(lm, settings, sampler, **common)
+        return AutoregressiveDecoder(lm, settings, sampler, backend=backend, **common)
     if args.strategy == "beam":
         from .beam import BeamSettings, BeamSearchDecoder
 
@@ -108,7 +114,7 @@ def build_decoder(lm, args):
     if args.strategy == "speculative":
         from .speculative import build_speculative_from_cli
 
-        return build_speculative_from_cli(lm, args, settings, common)
+        return build_speculative_from_cli(lm, args, settings, dict(common, backend=backend))
     if args.strategy == "eagle":
         from .eagle import build_eagle_from_cli
 

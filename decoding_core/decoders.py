@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache
 
+from .fastpath import TargetPass, crop_to  # noqa: F401 - crop_to is part of this module's API
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .samplers import make_sampler
@@ -37,22 +38,21 @@ def forward(model, input_ids: torch.Tensor, cache: DynamicCache, logits_to_keep:
     return out.logits.float()
 
 
-def crop_to(cache: DynamicCache, length: int) -> None:
-    """Keep the first ``length`` positions of a KV cache (transformers 5 crops by a negative count)."""
-    remove = cache.get_seq_length() - length
-    if remove > 0:
-        cache.crop(-remove)
-
-
 class Decoder:
     """Base of every decoder: prompt, budget, EOS ids, history, timing and the run loop."""
 
     strategy = "base"
+    backends = ("eager",)  # target forward paths this decoder supports (see fastpath.py)
 
-    def __init__(self, lm: LoadedModel, max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True):
+    def __init__(self, lm: LoadedModel, max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True,
+                 backend: str = "eager"):
         if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
             raise ValueError(f"max new tokens must be an integer >= 1, got {max_new_tokens!r}")
+        if backend not in self.backends:
+            raise ValueError(f"{self.strategy} runs the target with the {' or '.join(self.backends)} backend, "
+                             f"not {backend!r}")
         self.lm = lm
+        self.target = TargetPass(lm, backend)
         self.max_new_tokens = max_new_tokens
         self.seed = int(seed)
         self.eos_ids = set(lm.eos_ids) if stop_at_eos else set()
@@ -109,8 +109,13 @@ class Decoder:
 
     def metrics(self) -> dict:
         n = len(self.tokens[: self.max_new_tokens])
-        return {"new_tokens": n, "wall_s": round(self.wall_s, 6), "target_forwards": self.target_forwards,
-                "tokens_per_s": round(n / self.wall_s, 3) if self.wall_s > 0 else None}
+        out = {"new_tokens": n, "wall_s": round(self.wall_s, 6), "target_forwards": self.target_forwards,
+               "tokens_per_s": round(n / self.wall_s, 3) if self.wall_s > 0 else None, "backend": self.target.active}
+        if self.target.fallback:
+            out["compile_fallback"] = self.target.fallback
+        if self.target.compile_s:
+            out["compile_s"] = round(self.target.compile_s, 3)  # inside wall_s: first calls that compiled
+        return out
 
     # -- for subclasses -------------------------------------------------------------------------
     def _reset(self) -> None:
@@ -185,9 +190,11 @@ def summarize_distribution(lm: LoadedModel, raw_logits: torch.Tensor, logits: to
 class AutoregressiveDecoder(Decoder):
     """One token per target forward: greedy (argmax) or ancestral sampling with a named sampler."""
 
+    backends = ("eager", "static", "compiled")
+
     def __init__(self, lm: LoadedModel, settings: SamplingSettings | None = None, sampler: str | None = None,
-                 max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True):
-        super().__init__(lm, max_new_tokens, seed, stop_at_eos)
+                 max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, backend: str = "eager"):
+        super().__init__(lm, max_new_tokens, seed, stop_at_eos, backend)
         self.settings = settings or SamplingSettings()
         self.sampler_name = sampler
         if sampler is None:  # greedy: only the processors that change the argmax's input apply
@@ -199,13 +206,13 @@ class AutoregressiveDecoder(Decoder):
         self.strategy = "greedy" if sampler is None else "sample"
 
     def _reset(self):
-        self.cache = DynamicCache()
+        self.cache = self.target.new_cache(len(self.prompt_ids) + self.max_new_tokens)
         self.sampler = make_sampler(self.sampler_name) if self.sampler_name else None
         self._next_input = torch.tensor([self.prompt_ids], device=self.lm.device)
 
     def next_logits(self) -> torch.Tensor:
         """Feed the pending input (the prompt first, then the last token) and return logits [V]."""
-        logits = forward(self.lm.model, self._next_input, self.cache, logits_to_keep=1)[0, -1]
+        logits = self.target(self._next_input, self.cache, logits_to_keep=1, prefill=not self.tokens)[0, -1]
         self.target_forwards += 1
         return logits
 

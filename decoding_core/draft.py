@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .models import LoadedModel, ModelLoadError, load_model
+from .models import LoadedModel, ModelLoadError, decode_layout, load_model
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 DRAFT_DIR = ASSETS / "draft"
@@ -126,6 +126,8 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     draft.model.embed_tokens.weight = target.model.get_input_embeddings().weight  # shared with the target
     draft.lm_head.weight = draft.model.embed_tokens.weight
     draft.eval().requires_grad_(False)
+    if target.device.type == "cpu":
+        decode_layout(draft)
     draft.generation_config = target.model.generation_config
     return LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
 

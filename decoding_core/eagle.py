@@ -101,8 +101,9 @@ class EagleDecoder(DraftVerifyDecoder):
 
     def __init__(self, target: LoadedModel, head: EagleHead, tree: str = "dynamic", top_k: int = 8, depth: int = 5,
                  total_tokens: int = 48, settings: SamplingSettings | None = None, sample: bool = False,
-                 max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, static_paths=None):
-        super().__init__(target, max_new_tokens, seed, stop_at_eos)
+                 max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, static_paths=None,
+                 backend: str = "eager"):
+        super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
         if tree not in ("static", "dynamic"):
             raise ValueError(f"tree must be 'static' or 'dynamic', got {tree!r}")
         if head.config.hidden_size != target.model.config.hidden_size:

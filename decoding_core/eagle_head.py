@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from .draft import ASSETS, sha256
-from .models import LoadedModel, ModelLoadError
+from .models import LoadedModel, ModelLoadError, decode_layout
 
 EAGLE_DIR = ASSETS / "eagle"
 REBUILD_EAGLE = "python scripts/train_eagle.py (see assets/eagle/manifest.json for the exact command)"
@@ -111,7 +111,8 @@ def load_eagle_checkpoint(target: LoadedModel, folder: Path | str) -> EagleHead:
     if missing or unexpected:
         raise ModelLoadError(f"{weights} is not an EAGLE head for this target (missing {missing[:2]}, unexpected "
                              f"{unexpected[:2]}).")
-    return head.to(device=target.device, dtype=target.dtype).eval().requires_grad_(False)
+    head = head.to(device=target.device, dtype=target.dtype).eval().requires_grad_(False)
+    return decode_layout(head) if target.device.type == "cpu" else head
 
 
 def load_embedded_head(target: LoadedModel, folder: Path = EAGLE_DIR) -> EagleHead:

@@ -140,11 +140,12 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     """Draft N tokens, verify them in one target forward, keep the accepted prefix plus one token."""
 
     strategy = "speculative"
+    backends = ("eager", "static", "compiled")  # for the target's verify pass; the draft runs eager
 
     def __init__(self, target: LoadedModel, draft: LoadedModel | None, n_draft: int = 4, rule: str = "greedy",
                  verify_k: int = 1, settings: SamplingSettings | None = None, max_new_tokens: int = 64,
-                 seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False):
-        super().__init__(target, max_new_tokens, seed, stop_at_eos)
+                 seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False, backend: str = "eager"):
+        super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
         if rule not in RULES:
             raise ValueError(f"verification rule must be one of {', '.join(RULES)}, got {rule!r}")
         if not isinstance(n_draft, int) or n_draft < 1:
@@ -165,7 +166,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.draft_name = draft.name if draft is not None else "prompt lookup"
 
     def _reset(self):
-        self.t_cache, self.d_cache = DynamicCache(), DynamicCache()
+        self.t_cache = self.target.new_cache(len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1)
+        self.d_cache = DynamicCache()
         self.t_len = self.d_len = 0     # tokens of prompt + output already in each cache
         self._reset_counts()
 
@@ -205,8 +207,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         d1 = time.perf_counter()
         ctx = self.context
         feed = ctx[self.t_len:] + ys
-        logits = forward(self.lm.model, torch.tensor([feed], device=self.lm.device), self.t_cache,
-                         logits_to_keep=len(ys) + 1)[0]
+        logits = self.target(torch.tensor([feed], device=self.lm.device), self.t_cache,
+                             logits_to_keep=len(ys) + 1, prefill=self.t_len == 0)[0]
         self.target_forwards += 1
         p = self._probs(logits, [ctx + ys[:i] for i in range(len(ys) + 1)])
         if self.rule == "greedy":

@@ -13,7 +13,7 @@ def test_bench_quick_sections_write_json(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads(out.read_text())
     names = [r["name"] for r in data["rows"]]
-    assert "memory read bandwidth" in names and "step-wise / bare (target >= 0.95)" in names
+    assert "memory read bandwidth (streaming sum)" in names and "step-wise / bare (target >= 0.95)" in names
     assert all(r["value"] == r["value"] for r in data["rows"]), "a section failed (NaN row)"
     assert "| section | measurement | value | unit |" in proc.stdout
     assert data["info"]["device"] and data["info"]["dtype"] == "torch.float32"

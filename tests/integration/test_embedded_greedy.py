@@ -29,6 +29,28 @@ def test_greedy_equals_generate(embedded, prompt):
     assert result.metrics["new_tokens"] == len(result.tokens)
 
 
+def test_static_backend_equals_generate_and_cpu_layout_is_column_major(embedded):
+    """The static KV cache gives generate's greedy tokens; on CPU the loader stores Linear weights
+    column-major (models.decode_layout) and the LM head stays tied to the embedding."""
+    ids = embedded.encode(PROMPTS[2], chat=True)
+    result = greedy_decoder(embedded, max_new_tokens=N, backend="static").start(ids).run()
+    assert result.tokens == hf_greedy(embedded, ids)
+    assert result.metrics["backend"] == "static"
+    head = embedded.model.get_output_embeddings().weight
+    assert head is embedded.model.get_input_embeddings().weight
+    if embedded.device.type == "cpu":
+        assert head.stride() == (1, head.shape[0])
+
+
+def test_cli_static_backend(embedded):
+    proc = run_cli("--strategy", "speculative", "--draft", "prompt-lookup", "--chat", PROMPTS[1], "--max-new-tokens",
+                   "12", "--backend", "static")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["metrics"]["backend"] == "static"
+    assert out["tokens"] == hf_greedy(embedded, embedded.encode(PROMPTS[1], chat=True), 12)
+
+
 def test_embedded_chat_template_and_eos(embedded):
     ids = embedded.encode("Hi", chat=True)
     assert embedded.decode(ids).rstrip().endswith("assistant")
@@ -70,6 +92,8 @@ def test_cli_greedy_json_equals_generate(embedded):
     (["--prompt", "x", "--strategy", "nope"], "strategy"),
     (["--prompt", "x", "--model", "/no/such/folder"], "not"),
     (["--prompt", "x", "--device", "cuda"], "CUDA"),
+    (["--prompt", "x", "--strategy", "beam", "--backend", "compiled"], "backend"),
+    (["--prompt", "x", "--backend", "turbo"], "backend"),
 ])
 def test_cli_bad_options_exit_2_with_one_line(args, needle):
     if needle == "CUDA" and torch.cuda.is_available():

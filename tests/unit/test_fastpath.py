@@ -1,0 +1,127 @@
+"""The target forward backends: a static KV cache gives the same tokens as the dynamic one, torch.compile
+gives the same tokens again, and a compile that fails falls back to the eager static path and says so."""
+import pytest
+import torch
+
+from decoding_core import fastpath
+from decoding_core.beam import BeamSearchDecoder, BeamSettings
+from decoding_core.decoders import AutoregressiveDecoder
+from decoding_core.fastpath import TargetPass, cache_length, crop_to
+from decoding_core.processors import SamplingSettings
+from decoding_core.speculative import SpeculativeDecoder
+from tests.conftest import make_tiny_lm
+
+PROMPT = [5, 9, 11, 7, 5, 9]
+
+
+def run(lm, backend, sampler=None, settings=None, n=30, seed=0):
+    return AutoregressiveDecoder(lm, settings, sampler, n, seed, stop_at_eos=False, backend=backend).start(PROMPT).run()
+
+
+def test_static_cache_greedy_and_sampling_equal_dynamic(tiny_lm):
+    assert run(tiny_lm, "static").tokens == run(tiny_lm, "eager").tokens
+    s = SamplingSettings(temperature=0.9, top_p=0.9)
+    for seed in (0, 1, 2):
+        a = run(tiny_lm, "static", "multinomial", s, seed=seed)
+        b = run(tiny_lm, "eager", "multinomial", s, seed=seed)
+        assert a.tokens == b.tokens
+        assert a.metrics["backend"] == "static" and b.metrics["backend"] == "eager"
+
+
+def test_static_logits_match_dynamic_within_float_tolerance(tiny_lm):
+    eager, static = TargetPass(tiny_lm, "eager"), TargetPass(tiny_lm, "static")
+    c1, c2 = eager.new_cache(64), static.new_cache(64)
+    x = torch.tensor([PROMPT])
+    torch.testing.assert_close(eager(x, c1, prefill=True), static(x, c2, prefill=True), rtol=1e-5, atol=1e-5)
+    for tok in (3, 17, 4):
+        y = torch.tensor([[tok]])
+        torch.testing.assert_close(eager(y, c1, 1), static(y, c2, 1), rtol=1e-5, atol=1e-5)
+    assert cache_length(c1) == cache_length(c2) == len(PROMPT) + 3
+
+
+def test_static_cache_crop_rewinds_the_write_position(tiny_lm):
+    tp = TargetPass(tiny_lm, "static")
+    cache = tp.new_cache(32)
+    tp(torch.tensor([PROMPT]), cache, prefill=True)
+    first = tp(torch.tensor([[8, 9, 10]]), cache, 3)
+    crop_to(cache, len(PROMPT))
+    assert cache_length(cache) == len(PROMPT)
+    again = tp(torch.tensor([[8, 9, 10]]), cache, 3)  # overwrites the stale positions: same logits
+    torch.testing.assert_close(first, again)
+
+
+@pytest.mark.parametrize("rule", ["greedy", "sample", "topk"])
+def test_speculative_verify_on_static_cache_equals_dynamic(rule):
+    target, draft = make_tiny_lm(seed=0), make_tiny_lm(seed=1)
+    s = SamplingSettings(temperature=1.0)
+    for d in (draft, None):
+        outs = [SpeculativeDecoder(target, d, 3, rule, verify_k=2, settings=s, max_new_tokens=25, seed=4,
+                                   stop_at_eos=False, backend=b).start(PROMPT).run() for b in ("eager", "static")]
+        assert outs[0].tokens == outs[1].tokens
+        assert outs[0].metrics["accepted"] == outs[1].metrics["accepted"]
+
+
+def test_static_cache_too_small_is_a_clear_error(tiny_lm):
+    tp = TargetPass(tiny_lm, "static")
+    cache = tp.new_cache(8)  # rounded up to one bucket
+    with pytest.raises(ValueError, match="static cache holds"):
+        tp(torch.zeros(1, fastpath.BUCKET + 1, dtype=torch.long), cache, prefill=True)
+
+
+def test_unknown_or_unsupported_backend_is_refused(tiny_lm):
+    with pytest.raises(ValueError, match="backend"):
+        AutoregressiveDecoder(tiny_lm, backend="turbo")
+    with pytest.raises(ValueError, match="eager"):
+        BeamSearchDecoder(tiny_lm, BeamSettings(num_beams=2), 5, backend="compiled")
+
+
+def test_compile_failure_falls_back_to_eager_static_and_says_why(monkeypatch):
+    lm = make_tiny_lm(seed=3)
+
+    def broken(model, device):
+        def fn(**kwargs):
+            raise RuntimeError("no C++ compiler found\nmore detail")
+        return fn
+
+    monkeypatch.setattr(fastpath, "_compiled_forward", broken)
+    out = run(lm, "compiled")
+    assert out.tokens == run(lm, "eager").tokens
+    assert out.metrics["backend"] == "static"
+    assert out.metrics["compile_fallback"] == "RuntimeError: no C++ compiler found"
+
+
+def test_compiled_forward_equals_eager():
+    """A real torch.compile of a tiny model (inductor on CPU): same greedy tokens as eager. Where this
+    machine cannot compile, the fallback must still give the same tokens and name the reason."""
+    lm = make_tiny_lm(seed=5, layers=1, hidden=16)
+    eager = run(lm, "eager", n=12)
+    compiled = run(lm, "compiled", n=12)
+    assert compiled.tokens == eager.tokens
+    if compiled.metrics["backend"] == "compiled":
+        assert compiled.metrics["compile_s"] > 0
+    else:
+        assert compiled.metrics["compile_fallback"]
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_decode_layout_keeps_values_ties_and_logits(tied):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from decoding_core.models import decode_layout
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, tie_word_embeddings=tied)
+    model = LlamaForCausalLM(cfg).eval().requires_grad_(False)
+    x = torch.tensor([[1, 5, 9, 3]])
+    before = model(input_ids=x).logits
+    values = {k: v.clone() for k, v in model.state_dict().items()}
+    decode_layout(model)
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in values.items())
+    assert (model.get_input_embeddings().weight is model.get_output_embeddings().weight) == tied
+    torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-5, atol=1e-5)
+    weights = [m.weight for m in linears]
+    decode_layout(model)  # idempotent: nothing is copied again
+    assert all(a is m.weight for a, m in zip(weights, linears))
