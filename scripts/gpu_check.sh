@@ -20,6 +20,6 @@ echo "## CUDA tests" >> "$DIR/report.md"
 echo "## Benchmark (cuda, float32)" >> "$DIR/report.md"
 "$PY" -m decoding_core bench --device cuda --dtype float32 --out "$DIR/bench-cuda-fp32.json" >> "$DIR/report.md" 2> "$DIR/bench.log"
 echo "## Benchmark (cuda, bfloat16, quick)" >> "$DIR/report.md"
-"$PY" -m decoding_core bench --device cuda --dtype bfloat16 --quick --only hardware,greedy,samplers,overhead \
+"$PY" -m decoding_core bench --device cuda --dtype bfloat16 --quick --only hardware,greedy,backends,samplers,overhead \
   --out "$DIR/bench-cuda-bf16.json" >> "$DIR/report.md" 2>> "$DIR/bench.log"
 cat "$DIR/report.md"

@@ -38,20 +38,21 @@ params.sync(["cmp_max_new", "cmp_temperature", "cmp_top_p", "cmp_k", "cmp_n"])
 
 def build(name: str, n: int):
     if name == "greedy":
-        return AutoregressiveDecoder(lm, None, None, n, lab.seed)
+        return AutoregressiveDecoder(lm, None, None, n, lab.seed, backend=lab.backend)
     if name == "sampling":
         s = SamplingSettings(temperature=ss.cmp_temperature, top_p=ss.cmp_top_p)
-        return AutoregressiveDecoder(lm, s, "multinomial", n, lab.seed)
+        return AutoregressiveDecoder(lm, s, "multinomial", n, lab.seed, backend=lab.backend)
     if name == "beam search":
         return BeamSearchDecoder(lm, BeamSettings(num_beams=ss.cmp_k), n, lab.seed)
     from decoding_core.speculative import SpeculativeDecoder
 
     if name == "prompt lookup":
-        return SpeculativeDecoder(lm, None, ss.cmp_n, "greedy", max_new_tokens=n, seed=lab.seed)
+        return SpeculativeDecoder(lm, None, ss.cmp_n, "greedy", max_new_tokens=n, seed=lab.seed, backend=lab.backend)
     if name == "speculative (draft)":
         from decoding_core.draft import load_draft
 
-        return SpeculativeDecoder(lm, load_draft(lm, "embedded"), ss.cmp_n, "greedy", max_new_tokens=n, seed=lab.seed)
+        return SpeculativeDecoder(lm, load_draft(lm, "embedded"), ss.cmp_n, "greedy", max_new_tokens=n, seed=lab.seed,
+                                  backend=lab.backend)
     from decoding_core.eagle import EagleDecoder
     from decoding_core.eagle_head import load_embedded_head
 
@@ -88,11 +89,13 @@ if "cmp_results" in ss:
                      "tokens/s": round(len(r.tokens) / secs, 2) if secs else None,
                      "speed-up vs greedy": round(len(r.tokens) / secs / base, 2) if base and secs else None,
                      "model forwards": m["target_forwards"], "τ": m.get("mean_accepted_length"),
+                     "target forward": m.get("backend"),
                      "same text as greedy": (r.tokens == greedy.tokens) if greedy else None})
     st.dataframe(rows, hide_index=True, width="stretch")
     st.caption("Wall time covers decoding only (the model was loaded and warmed up before). τ = (accepted + verify "
                "steps) / verify steps. Greedy, beam k = 1, greedy-match speculative decoding, prompt lookup and greedy "
-               "EAGLE must give the same text as greedy where their settings are greedy; sampling differs by design.")
+               "EAGLE must give the same text as greedy where their settings are greedy; sampling differs by design. "
+               "Target forward: the sidebar's choice where a strategy supports it (beam search and EAGLE run eager).")
     cols = st.columns(min(3, len(ok)) or 1)
     for i, (name, r, _, _) in enumerate(ok):
         with cols[i % len(cols)]:

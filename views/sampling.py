@@ -157,7 +157,8 @@ params.sync(["step_sampler", "max_new"])
 def step_through():
     key = (fingerprint(lab), settings, st.session_state.step_sampler, st.session_state.max_new)
     state = stepper("sampling", key, lambda: AutoregressiveDecoder(
-        lm, settings, st.session_state.step_sampler, st.session_state.max_new, lab.seed).start(prompt_ids))
+        lm, settings, st.session_state.step_sampler, st.session_state.max_new, lab.seed,
+        backend=lab.backend).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
     hist = dec.history[: cursor + 1]
     st.markdown(tokens_html([r.token_text for r in hist], [r.prob for r in hist], current=cursor)
@@ -169,7 +170,8 @@ def step_through():
                     f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
         st.plotly_chart(distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
                                             title=f"Distribution at step {rec.index}"), width="stretch")
-        st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards.")
+        st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
+                   f"({dec.target.active} target forward).")
 
 
 step_through()

@@ -73,7 +73,8 @@ try:
     with st.spinner(f"Loading the draft ({source})…"):
         draft = cached_draft(lm, (lm.name, str(lm.device), str(lm.dtype)), source)
     decoder_args = dict(n_draft=ss.n_draft, rule=ss.rule, verify_k=ss.verify_k, settings=settings,
-                        max_new_tokens=ss.spec_max_new, seed=lab.seed, target_sample=ss.target_sample)
+                        max_new_tokens=ss.spec_max_new, seed=lab.seed, target_sample=ss.target_sample,
+                        backend=lab.backend)
     SpeculativeDecoder(lm, draft, **decoder_args)  # validate now
 except (ModelLoadError, ValueError) as exc:
     st.error(f"{exc}")
@@ -86,7 +87,7 @@ def plain_baseline(n_tokens: int):
     key = ("plain", fingerprint(lab, settings if sampling else None, n_tokens))
     if ss.get("spec_plain_key") != key:
         dec = AutoregressiveDecoder(lm, settings if sampling else None, "multinomial" if sampling else None, n_tokens,
-                                    lab.seed, stop_at_eos=False).start(prompt_ids)
+                                    lab.seed, stop_at_eos=False, backend=lab.backend).start(prompt_ids)
         dec.run()
         ss["spec_plain"], ss["spec_plain_key"] = dec.metrics(), key
     return ss["spec_plain"]
