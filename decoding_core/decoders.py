@@ -173,7 +173,7 @@ class TokenStep:
 def summarize_distribution(lm: LoadedModel, raw_logits: torch.Tensor, logits: torch.Tensor, top_n: int = TOP_N):
     """Top-N slice of raw and processed probabilities for one position (CPU floats)."""
     raw = torch.softmax(raw_logits.float(), dim=-1)
-    proc = torch.softmax(logits.float(), dim=-1)
+    proc = raw if logits is raw_logits else torch.softmax(logits.float(), dim=-1)
     top = torch.topk(raw, min(top_n, raw.numel()))
     ids = top.indices.tolist()
     entropy = float(-(proc * torch.log(proc.clamp_min(1e-30))).sum())
@@ -218,13 +218,16 @@ class AutoregressiveDecoder(Decoder):
 
     def choose(self, logits: torch.Tensor) -> tuple[int, torch.Tensor]:
         """Apply the processors and pick a token; returns (token, processed logits)."""
-        context = torch.tensor([self.prompt_ids + self.tokens], device=logits.device)
-        processed = apply_processors(self.processors, context, logits.unsqueeze(0))
+        if not self.processors:  # plain greedy / T = 1 sampling: nothing to apply, no context tensor to build
+            processed = logits.unsqueeze(0)
+        else:
+            context = torch.tensor([self.prompt_ids + self.tokens], device=logits.device)
+            processed = apply_processors(self.processors, context, logits.unsqueeze(0))
         if self.sampler is None:
             token = int(torch.argmax(processed, dim=-1))
         else:
             token = int(self.sampler(processed, self.generator))
-        return token, processed[0]
+        return token, (logits if not self.processors else processed[0])
 
     def _step(self, t0):
         logits = self.next_logits()

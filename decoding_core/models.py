@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -44,6 +44,7 @@ class LoadedModel:
     device: torch.device
     dtype: torch.dtype
     load_s: float
+    _texts: dict = field(default_factory=dict, compare=False, repr=False)  # token id -> on-screen text
 
     @property
     def eos_ids(self) -> tuple[int, ...]:
@@ -79,9 +80,14 @@ class LoadedModel:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)
 
     def token_text(self, token_id: int) -> str:
-        """How one token reads on screen (leading spaces and newlines made visible)."""
-        text = self.tokenizer.decode([int(token_id)], skip_special_tokens=False)
-        return text.replace("\n", "\u21b5").replace("\t", "\u21e5") if text.strip() else repr(text)[1:-1] or "\u2423"
+        """How one token reads on screen (leading spaces and newlines made visible); memoised."""
+        token_id = int(token_id)
+        text = self._texts.get(token_id)
+        if text is None:
+            raw = self.tokenizer.decode([token_id], skip_special_tokens=False)
+            text = raw.replace("\n", "\u21b5").replace("\t", "\u21e5") if raw.strip() else repr(raw)[1:-1] or "\u2423"
+            self._texts[token_id] = text
+        return text
 
 
 def _quiet_transformers() -> None:

@@ -42,3 +42,18 @@ def test_sampling_link_values_are_validated(server, page):
     text = " ".join(alerts)
     assert "temperature" in text and "top_k" in text
     no_exception(page)
+
+
+def test_static_backend_from_a_link_steps_in_the_browser(server, page):
+    """The sidebar's target forward, set by a link: the sampling page steps on the static KV cache and says so."""
+    page.goto(server + "/sampling?backend=static&max_new=3")
+    wait_idle(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    sidebar.get_by_text("Target forward").wait_for()
+    assert "static" in sidebar.inner_text()
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.get_by_text("(static target forward)", exact=False).first.wait_for()
+    assert page.locator("[data-testid='token-strip'] span").count() == 1
+    no_exception(page)
+    screenshot(page, "sampling-static-backend")
