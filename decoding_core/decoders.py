@@ -125,30 +125,56 @@ class Decoder:
         raise NotImplementedError
 
 
-def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s: float, target_s: float) -> dict:
-    """The glossary's figures (ALGORITHMS.md section 3): acceptance rate = A / D, mean accepted length
-    tau = (A + S) / S, which counts the target's own token (plain decoding = 1.00)."""
+def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s: float, target_s: float,
+                        accepted_per_step: list[int] | None = None) -> dict:
+    """The glossary's figures (docs/ALGORITHMS.md section 3): acceptance rate = A / D, mean accepted
+    length tau = (A + S) / S, which counts the target's own token (plain decoding = 1.00), and the
+    acceptance per depth: the share of verify steps whose accepted drafts reach depth d (1-based)."""
     s = verify_steps
-    return dict(drafted=drafted, accepted=accepted, verify_steps=s,
-                acceptance_rate=round(accepted / drafted, 4) if drafted else None,
-                mean_accepted_length=round((accepted + s) / s, 4) if s else None,
-                draft_s=round(draft_s, 6), target_s=round(target_s, 6))
+    out = dict(drafted=drafted, accepted=accepted, verify_steps=s,
+               acceptance_rate=round(accepted / drafted, 4) if drafted else None,
+               mean_accepted_length=round((accepted + s) / s, 4) if s else None,
+               draft_s=round(draft_s, 6), target_s=round(target_s, 6))
+    if accepted_per_step:
+        deepest = max(accepted_per_step)
+        out["acceptance_by_depth"] = [round(sum(n >= d for n in accepted_per_step) / len(accepted_per_step), 4)
+                                      for d in range(1, deepest + 1)]
+    return out
 
 
 class DraftVerifyDecoder(Decoder):
-    """Shared by speculative decoding and EAGLE: the draft/verify counters and their metrics."""
+    """Shared by speculative decoding and EAGLE: the draft/verify counters, the EOS cut and the metrics."""
 
     def _reset_counts(self) -> None:
         self.drafted = self.accepted = self.verify_steps = 0
         self.draft_s = self.target_s = 0.0
+        self.accepted_per_step: list[int] = []
 
     @property
     def context(self) -> list[int]:
         return self.prompt_ids + self.tokens
 
+    def _commit(self, accepted: list[int], next_token: int, drafted: int, draft_s: float, target_s: float) -> list[int]:
+        """Emit the accepted drafts and the target's own token, cut right after an EOS (even one among the
+        drafts), and count only what was emitted: A grows by the accepted drafts that made it out
+        (docs/ALGORITHMS.md section 3). Returns the emitted tokens."""
+        emitted = list(accepted) + [int(next_token)]
+        if self.eos_ids:
+            cut = next((i + 1 for i, t in enumerate(emitted) if t in self.eos_ids), len(emitted))
+            emitted = emitted[:cut]
+        n_emitted_drafts = min(len(accepted), len(emitted))
+        self.tokens.extend(emitted)
+        self.drafted += drafted
+        self.accepted += n_emitted_drafts
+        self.accepted_per_step.append(n_emitted_drafts)
+        self.verify_steps += 1
+        self.draft_s += draft_s
+        self.target_s += target_s
+        return emitted
+
     def metrics(self) -> dict:
         return {**super().metrics(), **speculation_metrics(self.drafted, self.accepted, self.verify_steps,
-                                                             self.draft_s, self.target_s)}
+                                                             self.draft_s, self.target_s, self.accepted_per_step)}
 
 
 @dataclass(frozen=True)

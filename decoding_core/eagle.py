@@ -21,7 +21,7 @@ import torch
 from transformers import DynamicCache
 
 from .decoders import DraftVerifyDecoder, crop_to
-from .eagle_head import EagleHead
+from .eagle_head import EagleHead  # noqa: F401 - the EAGLE-1 head; eagle3_head.Eagle3Head works too
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, static_tree_parents,
@@ -102,15 +102,18 @@ class EagleDecoder(DraftVerifyDecoder):
     def __init__(self, target: LoadedModel, head: EagleHead, tree: str = "dynamic", top_k: int = 8, depth: int = 5,
                  total_tokens: int = 48, settings: SamplingSettings | None = None, sample: bool = False,
                  max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, static_paths=None,
-                 backend: str = "eager"):
+                 backend: str = "eager", record_candidates: bool = False):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
+        self.record_candidates = record_candidates
         if tree not in ("static", "dynamic"):
             raise ValueError(f"tree must be 'static' or 'dynamic', got {tree!r}")
         if head.config.hidden_size != target.model.config.hidden_size:
             raise ValueError(f"the EAGLE head's hidden size ({head.config.hidden_size}) does not match the target's "
                              f"({target.model.config.hidden_size})")
-        if not (isinstance(top_k, int) and 1 <= top_k <= min(64, target.vocab_size)):
-            raise ValueError(f"tree top-k must be an integer in [1, 64], got {top_k!r}")
+        d2t = getattr(head, "d2t", None)
+        draft_vocab = int(d2t.numel()) if d2t is not None else target.vocab_size
+        if not (isinstance(top_k, int) and 1 <= top_k <= min(64, draft_vocab)):
+            raise ValueError(f"tree top-k must be an integer in [1, {min(64, draft_vocab)}], got {top_k!r}")
         if not (isinstance(depth, int) and 1 <= depth <= 12):
             raise ValueError(f"tree depth must be an integer in [1, 12], got {depth!r}")
         if not (isinstance(total_tokens, int) and 2 <= total_tokens <= 256):
@@ -119,6 +122,7 @@ class EagleDecoder(DraftVerifyDecoder):
         if limit and depth + 2 >= limit:
             raise ValueError(f"a tree of depth {depth} does not fit the model's context of {limit} tokens")
         self.head = head
+        self.d2t = d2t.tolist() if d2t is not None else None
         self.tree_kind, self.top_k, self.depth, self.total_tokens = tree, top_k, depth, total_tokens
         self.static_parents, self.static_keys = static_tree_parents(static_paths or REFERENCE_STATIC_TREE)
         self.sampling = sample
@@ -131,16 +135,21 @@ class EagleDecoder(DraftVerifyDecoder):
         self.t_cache, self.h_cache = DynamicCache(), DynamicCache()
         self.features = None                   # [n-1, H] true target features f_0..f_{n-2}
         self.h_len = 0                         # head pairs already in the head cache
+        self.candidates: list[tuple] = []      # (context length, tokens, parents, scores) per dynamic tree
         self._reset_counts()
 
     # -- target ---------------------------------------------------------------------------------
     def _target(self, ids, **kw):
-        """One target forward: (float logits [T, V], features [T, H])."""
+        """One target forward: (float logits [T, V], the head's input features [T, H]): the last hidden
+        state for an EAGLE-1 head, the fused low/middle/high hidden states for an EAGLE-3 head."""
+        eagle3 = self.head.kind == "eagle3"
         with torch.inference_mode():
-            hidden = self.lm.model.model(input_ids=ids, cache=self.t_cache, use_cache=True, **kw).last_hidden_state
-            logits = self.lm.model.lm_head(hidden)
+            out = self.lm.model.model(input_ids=ids, cache=self.t_cache, use_cache=True, output_hidden_states=eagle3,
+                                      **kw)
+            logits = self.lm.model.lm_head(out.last_hidden_state)
+            feats = self.head.target_features(out.hidden_states) if eagle3 else out.last_hidden_state
         self.target_forwards += 1
-        return logits[0].float(), hidden[0]
+        return logits[0].float(), feats[0]
 
     def _choose(self, logits: torch.Tensor, context: list[int]) -> int:
         ids = torch.tensor([context], device=logits.device)
@@ -161,8 +170,15 @@ class EagleDecoder(DraftVerifyDecoder):
         return out[0]
 
     def _draft_logp(self, f_hat: torch.Tensor) -> torch.Tensor:
+        """Draft log-probs over the head's vocabulary [m, V_d] (the target's for EAGLE-1; map indices
+        with ``_to_target``)."""
         with torch.inference_mode():
-            return torch.log_softmax(self.lm.model.lm_head(f_hat).float(), dim=-1)
+            logits = self.head.draft_logits(f_hat) if self.d2t is not None else self.lm.model.lm_head(f_hat)
+            return torch.log_softmax(logits.float(), dim=-1)
+
+    def _to_target(self, indices: list[int]) -> list[int]:
+        """Draft-vocabulary indices -> target token ids (EAGLE-3's d2t; the identity for EAGLE-1)."""
+        return indices if self.d2t is None else [self.d2t[i] for i in indices]
 
     def _draft_tree(self) -> DraftTree:
         """Feed the head the pending prefix pairs (true features), then grow the tree level by level."""
@@ -223,7 +239,7 @@ class EagleDecoder(DraftVerifyDecoder):
             for key in keys:
                 parent = node_of[key[:-1]]
                 top = torch.topk(logp[parent], key[-1] + 1)
-                node_of[key] = self._add(tree, parent, int(top.indices[-1]),
+                node_of[key] = self._add(tree, parent, self._to_target([int(top.indices[-1])])[0],
                                          tree.scores[parent] + float(top.values[-1]), key[-1])
             expandable = sorted({node_of[k[:-1]] for k in self.static_keys if len(k) == level + 1})
             if expandable:
@@ -235,13 +251,14 @@ class EagleDecoder(DraftVerifyDecoder):
         keep the best total_tokens - 1 drafted nodes (a parent always outranks its child)."""
         k = self.top_k
         top = torch.topk(frontier[0][1], k)
-        level = [self._add(tree, 0, t, s, r) for r, (t, s) in enumerate(zip(top.indices.tolist(), top.values.tolist()))]
+        level = [self._add(tree, 0, t, s, r) for r, (t, s) in
+                 enumerate(zip(self._to_target(top.indices.tolist()), top.values.tolist()))]
         for _ in range(self.depth - 1):
             logps = self._expand_level(tree, level, feats, slots)
             cand_scores, cand = [], []
             for node in level:
                 t = torch.topk(logps[node], k)
-                for r, (tok, lp) in enumerate(zip(t.indices.tolist(), t.values.tolist())):
+                for r, (tok, lp) in enumerate(zip(self._to_target(t.indices.tolist()), t.values.tolist())):
                     cand.append((node, tok, r))
                     cand_scores.append(tree.scores[node] + lp)
             order = sorted(range(len(cand)), key=lambda i: -cand_scores[i])
@@ -252,6 +269,8 @@ class EagleDecoder(DraftVerifyDecoder):
                 if rank_i < k:
                     new_level.append(idx)
             level = new_level
+        if self.record_candidates:  # every drafted node before the rerank (sizing.py replays smaller trees)
+            self.candidates.append((len(self.context), list(tree.tokens), list(tree.parents), list(tree.scores)))
         return self._rerank(tree)
 
     def _rerank(self, tree: DraftTree) -> DraftTree:
@@ -295,16 +314,7 @@ class EagleDecoder(DraftVerifyDecoder):
             nxt = target_next[path[-1]]
         d2 = time.perf_counter()
         self._keep(prefix, path, hidden)
-        emitted = [tree.tokens[i] for i in path[1:]] + [nxt]
-        if self.eos_ids:
-            cut = next((i + 1 for i, t in enumerate(emitted) if t in self.eos_ids), len(emitted))
-            emitted = emitted[:cut]
-        self.tokens.extend(emitted)
-        self.drafted += len(tree.tokens) - 1
-        self.accepted += len(path) - 1
-        self.verify_steps += 1
-        self.draft_s += d1 - d0
-        self.target_s += d2 - d1
+        emitted = self._commit([tree.tokens[i] for i in path[1:]], nxt, len(tree.tokens) - 1, d1 - d0, d2 - d1)
         return EagleStep(len(self.history), "tree", tuple(tree.tokens), tuple(self.lm.token_text(t) for t in tree.tokens),
                          tuple(tree.parents), tuple(tree.scores), tree_attention_mask(tree.parents), tuple(path), nxt,
                          self.lm.token_text(nxt), tuple(emitted), d1 - d0, d2 - d1, time.perf_counter() - t0)

@@ -27,6 +27,9 @@ REBUILD_EAGLE = "python scripts/train_eagle.py (see assets/eagle/manifest.json f
 class EagleHead(nn.Module):
     """fc (2H -> H) + one decoder layer without input norm. Shapes: features, embeds [B, L, H]."""
 
+    kind = "eagle1"
+    d2t = None  # drafts over the target's whole vocabulary with the target's own LM head
+
     def __init__(self, config):
         super().__init__()
         from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding

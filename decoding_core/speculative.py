@@ -226,16 +226,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         if self.draft is not None and self.d_len > old + v.n_accepted:
             crop_to(self.d_cache, old + v.n_accepted)
             self.d_len = old + v.n_accepted
-        emitted = ys[: v.n_accepted] + [v.next_token]
-        if self.eos_ids:  # stop right after an EOS, even one among the accepted drafts
-            cut = next((i + 1 for i, t in enumerate(emitted) if t in self.eos_ids), len(emitted))
-            emitted = emitted[:cut]
-        self.tokens.extend(emitted)
-        self.drafted += len(ys)
-        self.accepted += v.n_accepted
-        self.verify_steps += 1
-        self.draft_s += d1 - d0
-        self.target_s += d2 - d1
+        emitted = self._commit(ys[: v.n_accepted], v.next_token, len(ys), d1 - d0, d2 - d1)
         return self._record(ys, q, p, v, emitted, d1 - d0, d2 - d1, t0)
 
     def _record(self, ys, q, p, v: Verification, emitted, draft_s, target_s, t0) -> SpecStep:
@@ -249,7 +240,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             i = v.n_accepted
             res = v.residual if v.residual is not None else p[i]
             qi = q[i] if q is not None else torch.zeros_like(p[i]).index_fill_(0, torch.tensor([ys[i]]), 1.0)
-            ids = torch.topk(p[i] + qi + res, TOP_N).indices.tolist()
+            ids = torch.topk(p[i] + qi + res, min(TOP_N, p.shape[-1])).indices.tolist()
             residual_top = (tuple(ids), tuple(self.lm.token_text(t) for t in ids), tuple(p[i, ids].tolist()),
                             tuple(qi[ids].tolist()), tuple(res[ids].tolist()))
         return SpecStep(len(self.history), tuple(drafts), v.n_accepted, v.next_token, self.lm.token_text(v.next_token),

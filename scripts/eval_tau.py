@@ -1,7 +1,12 @@
-"""Mean accepted length tau of the shipped draft and EAGLE head on HELD-OUT instructions (topics never
-trained on), greedy verification; writes the figures into each asset's manifest ("heldout_tau").
+"""Mean accepted length tau of the shipped draft and EAGLE heads on HELD-OUT instructions (topics AND
+phrasings never trained on), greedy verification, for every draft size; writes the figures into each
+asset's manifest ("tau_by_size", "heldout_tau") and the held-out instruction list the benchmark uses.
 
-    python scripts/eval_tau.py --corpus data/corpus.jsonl --prompts 20 --max-new-tokens 64
+    python scripts/eval_tau.py --corpus assets/corpus --prompts 12 --max-new-tokens 64 --write
+
+tau for every size comes from one replay per prompt (decoding_core/sizing.py: the drafts at every position
+of the target's greedy output, read against it); the decoders are then run for real at the reference
+sizes and their measured tau is printed beside the replay's, as a check.
 """
 from __future__ import annotations
 
@@ -9,16 +14,22 @@ import argparse
 import json
 import time
 
-from train_common import command_line, load_corpus
+from train_common import ROOT, command_line, corpus_rows
 
 from decoding_core.draft import DRAFT_DIR, load_embedded_draft
 from decoding_core.eagle import EagleDecoder
+from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
-from decoding_core.models import load_model
+from decoding_core.models import ModelLoadError, load_model
+from decoding_core.sizing import chain_tau_table, tree_tau_table
 from decoding_core.speculative import SpeculativeDecoder
 
+TOTALS = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
+DEPTHS = (2, 3, 4, 5, 6, 7)
+CHAINS = tuple(range(1, 11))
 
-def run_all(make, prompts, n):
+
+def run_all(make, prompts):
     acc = steps = tokens = 0
     wall = 0.0
     for ids in prompts:
@@ -33,43 +44,70 @@ def run_all(make, prompts, n):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default="data/corpus.jsonl")
-    ap.add_argument("--prompts", type=int, default=20)
+    ap.add_argument("--corpus", default="assets/corpus")
+    ap.add_argument("--prompts", type=int, default=12)
     ap.add_argument("--max-new-tokens", type=int, default=64)
-    ap.add_argument("--n-draft", type=int, default=4)
     ap.add_argument("--tree-top-k", type=int, default=8)
-    ap.add_argument("--depth", type=int, default=5)
-    ap.add_argument("--total-tokens", type=int, default=48)
+    ap.add_argument("--only", default="draft,eagle1,eagle3")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
-    held = [seq[:n_prompt] for seq, n_prompt in load_corpus(args.corpus, "heldout", 10_000)][: args.prompts]
-    n = args.max_new_tokens
-    t0 = time.perf_counter()
-    results = {}
-    draft = load_embedded_draft(lm)
-    results["draft"] = run_all(lambda: SpeculativeDecoder(lm, draft, args.n_draft, "greedy", max_new_tokens=n), held, n)
-    results["draft"]["setting"] = f"greedy match, N = {args.n_draft}, {len(held)} held-out prompts, {n} new tokens"
-    head = load_embedded_head(lm)
-    results["eagle"] = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, args.depth, args.total_tokens,
-                                                    max_new_tokens=n), held, n)
-    results["eagle"]["setting"] = (f"dynamic tree top-k {args.tree_top_k}, depth {args.depth}, total {args.total_tokens}, "
-                                   f"greedy, {len(held)} held-out prompts, {n} new tokens")
-    results["eagle_static"] = run_all(lambda: EagleDecoder(lm, head, "static", max_new_tokens=n), held, n)
+    rows = corpus_rows(ROOT / args.corpus, "heldout")
+    instructions = [r["instruction"] for r in rows]
+    prompts = [lm.encode(t, chat=True) for t in instructions[: args.prompts]]
+    n, only = args.max_new_tokens, set(args.only.split(","))
+    setting = f"greedy, {len(prompts)} held-out instructions, {n} new tokens"
+    results, t0 = {}, time.perf_counter()
+    heads = {}
+    if "eagle1" in only:
+        heads["eagle1"] = (EAGLE_DIR, load_embedded_head(lm))
+    if "eagle3" in only:
+        try:
+            heads["eagle3"] = (EAGLE3_DIR, load_eagle3(lm))
+        except ModelLoadError as exc:
+            print(f"skipping EAGLE-3: {exc}")
+    for name, (folder, head) in heads.items():
+        table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS)
+        direct = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n), prompts)
+        static = run_all(lambda: EagleDecoder(lm, head, "static", max_new_tokens=n), prompts)
+        results[name] = {
+            "folder": folder,
+            "tau_by_size": {"top_k": args.tree_top_k, "columns": ["total_tokens", "depth", "tau"], "setting": setting,
+                            "rows": [[t, d, round(v, 4)] for (t, d), v in sorted(table.items())],
+                            "method": "replay of the largest tree at every position of the greedy output "
+                                      "(decoding_core/sizing.py tree_tau_table)"},
+            "heldout_tau": {**direct, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {setting}",
+                            "replay_tau_same_size": round(table[(32, 5)], 4)},
+            "heldout_tau_static": {**static, "setting": f"reference static tree (26 tokens), {setting}"},
+        }
+        print(f"{name}: dynamic (32, 5) measured tau {direct['tau']} vs replay {table[(32, 5)]:.3f}; "
+              f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    if "draft" in only:
+        draft = load_embedded_draft(lm)
+        table = chain_tau_table(lm, draft, prompts, n, CHAINS)
+        direct = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n), prompts)
+        results["draft"] = {
+            "folder": DRAFT_DIR,
+            "tau_by_size": {"columns": ["n_draft", "tau"], "setting": setting,
+                            "rows": [[k, round(v, 4)] for k, v in sorted(table.items())],
+                            "method": "replay of a 10-token chain at every position of the greedy output "
+                                      "(decoding_core/sizing.py chain_tau_table)"},
+            "heldout_tau": {**direct, "setting": f"greedy match, N = 4, {setting}", "replay_tau_same_size": round(table[4], 4)},
+        }
+        print(f"draft: N = 4 measured tau {direct['tau']} vs replay {table[4]:.3f} ({time.perf_counter() - t0:.0f} s)")
     for r in results.values():
-        r["command"] = command_line()
-    print(json.dumps(results, indent=1))
-    print(f"evaluated in {time.perf_counter() - t0:.0f}s")
+        for v in r.values():
+            if isinstance(v, dict):
+                v["command"] = command_line()
+    print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "folder"} for k, v in results.items()}, indent=1,
+                     default=str))
     if args.write:
-        rows = [json.loads(x) for x in open(args.corpus) if x.strip()]
-        held_instr = [r["instruction"] for r in rows if r["split"] == "heldout"]
-        (DRAFT_DIR.parent / "heldout_instructions.json").write_text(json.dumps(held_instr, indent=0) + "\n")
-        for folder, key in ((DRAFT_DIR, "draft"), (EAGLE_DIR, "eagle")):
-            path = folder / "manifest.json"
+        (ROOT / "assets" / "heldout_instructions.json").write_text(json.dumps(instructions, indent=0) + "\n")
+        for r in results.values():
+            path = r.pop("folder") / "manifest.json"
             manifest = json.loads(path.read_text())
-            manifest["heldout_tau"] = results[key]
-            if key == "eagle":
-                manifest["heldout_tau_static"] = results["eagle_static"]
+            manifest.update(r)
             path.write_text(json.dumps(manifest, indent=1) + "\n")
         print("manifests updated")
 

@@ -1,17 +1,26 @@
-"""Self-distillation corpus: a generated, varied instruction set and the embedded target's own answers.
+"""Self-distillation corpus: varied instructions and the embedded target's own greedy answers, in shards.
 
-Both the speculative draft model (scripts/train_draft.py) and the EAGLE head (scripts/train_eagle.py)
-train on this. Instructions come from templates x topics; whole TOPICS are held out (never trained
-on) so held-out figures measure generalisation, not memorised phrasing. Answers are the target's
-greedy continuations under its chat template, generated in batches (bfloat16 is fine for data).
+Both the speculative draft (scripts/train_draft.py) and the EAGLE heads (scripts/train_eagle.py,
+scripts/train_eagle3.py) train on it. Instructions come from scripts/corpus_instructions.py: 25 task
+kinds with several phrasings each, subject lists (topics, dishes, situations, goals, problems, ...),
+optional context and constraint sentences, and a share written by the model itself from seed
+requests. The held-out split is built only from held-out topics AND held-out phrasings.
 
-    python scripts/make_corpus.py --out data/corpus.jsonl --n 1400 --max-new-tokens 160
-Writes one JSON object per line: {"split", "instruction", "prompt_ids", "answer_ids"} and prints a
-summary (counts, tokens, tokens/s) on stderr.
+    python scripts/make_corpus.py --out assets/corpus --train 5200 --heldout 240 --max-new-tokens 256
+
+Stages, each resumable (rerun the same command after an interrupt; finished files are kept):
+1. ``instructions.jsonl.gz``: the full instruction list (model-written ones generated here, greedy).
+2. ``heldout-NNNNN.jsonl.gz`` and ``train-NNNNN.jsonl.gz``: shards of --shard instructions with the
+   target's greedy answers, each written atomically (temporary name, then rename). Shards are a
+   shuffled order, so any prefix of them is a representative sample and training can start early.
+Each row: {"split", "kind", "instruction", "prompt_ids", "answer_ids", "complete"}. ``manifest.json``
+says how the corpus was made and how far it got. Progress with an ETA goes to stderr and
+``--log`` (default: OUT/../../runs/corpus.log).
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import sys
@@ -21,118 +30,219 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_instructions import InstructionBank, clean_self_instruction  # noqa: E402
+
 from decoding_core.models import load_model  # noqa: E402
 
-TOPICS = [
-    "the water cycle", "photosynthesis", "black holes", "the French Revolution", "machine learning",
-    "volcanoes", "the human heart", "climate change", "the stock market", "honey bees", "the Roman Empire",
-    "electric cars", "sleep", "coffee", "the moon landing", "vaccines", "recycling", "the internet",
-    "chess", "the Great Wall of China", "rainbows", "earthquakes", "the immune system", "jazz music",
-    "the printing press", "solar panels", "dinosaurs", "the Amazon rainforest", "gravity", "bread baking",
-    "the Olympic Games", "democracy", "octopuses", "time zones", "the piano", "plate tectonics",
-    "friendship", "public speaking", "budgeting", "gardening", "meditation", "learning a language",
-    "the Renaissance", "antibiotics", "whales", "batteries", "the speed of light", "tea", "bicycles",
-    "the Moon", "Mars", "cloud computing", "password security", "recipes with rice", "running a marathon",
-    "writing a resume", "job interviews", "the ocean tides", "glaciers", "deserts", "the Silk Road",
-    "ancient Egypt", "the Industrial Revolution", "robots", "3D printing", "bird migration", "snow",
-    "lightning", "the periodic table", "DNA", "evolution", "the Python programming language", "sorting algorithms",
-    "prime numbers", "fractions", "the Pythagorean theorem", "probability", "statistics", "maps",
-    "airplanes", "trains", "the human brain", "memory", "habits", "cats", "dogs", "forests", "rivers",
-    "the Sun", "comets", "penguins", "elephants", "chocolate", "pizza", "soccer", "basketball",
-]
-TEMPLATES = [
-    "Explain {t} in simple terms.", "What is {t}?", "Give me three interesting facts about {t}.",
-    "Write a short poem about {t}.", "Why is {t} important?", "Summarize the history of {t} in a few sentences.",
-    "Explain {t} to a ten-year-old.", "What are the pros and cons of {t}?", "Write a haiku about {t}.",
-    "List five key words related to {t} and explain each.", "How does {t} work?",
-    "Write a short story that involves {t}.", "What are common misconceptions about {t}?",
-    "Describe {t} in one paragraph.", "What questions would a student ask about {t}? Answer one of them.",
-    "Compare {t} with something from everyday life.", "Write a tweet about {t}.",
-    "Give me a quiz question about {t} with the answer.", "What would happen if {t} did not exist?",
-    "Write a friendly email to a colleague about {t}.", "Teach me something new about {t}.",
-    "What are the main parts of {t}?", "Give a step-by-step explanation of {t}.",
-    "Write a limerick about {t}.", "What is the future of {t}?",
-]
+
+def write_jsonl_gz(path: Path, rows: list[dict]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with gzip.open(tmp, "wt", compresslevel=9) as f:
+        for r in rows:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+    tmp.replace(path)  # atomic: an interrupted write never leaves half a shard
 
 
-def build_instructions(n: int, held_out_frac: float, seed: int) -> list[tuple[str, str]]:
-    """(split, instruction) pairs: whole topics go to the held-out split."""
-    rng = random.Random(seed)
-    topics = TOPICS[:]
-    rng.shuffle(topics)
-    n_held = max(1, round(len(topics) * held_out_frac))
-    held = set(topics[:n_held])
-    pairs = [(t, tpl) for t in topics for tpl in TEMPLATES]
-    rng.shuffle(pairs)
-    out = [("heldout" if t in held else "train", tpl.format(t=t)) for t, tpl in pairs]
-    train_rows = [r for r in out if r[0] == "train"]
-    held_rows = [r for r in out if r[0] == "heldout"]
-    n_held_rows = max(1, round(n * held_out_frac))
-    return train_rows[: n - n_held_rows] + held_rows[:n_held_rows]
+def read_jsonl_gz(path: Path) -> list[dict]:
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 @torch.inference_mode()
-def generate_answers(lm, prompts: list[list[int]], max_new_tokens: int, batch: int, progress=None) -> list[list[int]]:
-    """Greedy answers for prompts (left-padded batches), in the prompts' order."""
-    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.eos_ids[0]
-    eos = set(lm.eos_ids)
-    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # similar lengths batch well
-    answers: dict[int, list[int]] = {}
+def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[int], pad: int) -> list[tuple[list[int], bool]]:
+    """Greedy answers for a batch of prompts: (answer ids, ended on EOS) per prompt, in order.
+
+    Left-padded prefill, then one token per row per step; a row that emits EOS leaves the batch (its
+    KV rows are dropped), so finished answers cost nothing more. Position ids follow each row's real
+    tokens, as in transformers' generate."""
+    device = next(model.parameters()).device
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for r, p in enumerate(prompts):
+        ids[r, width - len(p):] = torch.tensor(p)
+        mask[r, width - len(p):] = 1
+    ids, mask = ids.to(device), mask.to(device)
+    pos = (mask.cumsum(-1) - 1).clamp(min=0)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True)
+    cache = out.past_key_values
+    nxt = out.logits[:, -1].argmax(-1)
+    pos = pos[:, -1]
+    alive = list(range(len(prompts)))
+    answers: list[list[int]] = [[] for _ in prompts]
+    ended = [False] * len(prompts)
+    for _ in range(max_new_tokens):
+        keep = []
+        for j, r in enumerate(alive):
+            t = int(nxt[j])
+            answers[r].append(t)
+            if t in eos:
+                ended[r] = True
+            else:
+                keep.append(j)
+        if not keep or len(answers[alive[keep[0]]]) >= max_new_tokens:
+            break
+        if len(keep) < len(alive):
+            sel = torch.tensor(keep, device=device)
+            cache.batch_select_indices(sel)
+            mask, nxt, pos = mask[sel], nxt[sel], pos[sel]
+            alive = [alive[j] for j in keep]
+        mask = torch.cat([mask, mask.new_ones(len(alive), 1)], dim=1)
+        pos = pos + 1
+        out = model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos[:, None], cache=cache,
+                    use_cache=True)
+        nxt = out.logits[:, -1].argmax(-1)
+    return list(zip(answers, ended))
+
+
+def answer_all(model, prompts: list[list[int]], max_new_tokens: int, batch: int, eos: set[int], pad: int):
+    """greedy_batch over prompts in batches of similar prompt length; results in the prompts' order."""
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+    res: dict[int, tuple[list[int], bool]] = {}
     for s in range(0, len(order), batch):
         idx = order[s : s + batch]
-        width = max(len(prompts[i]) for i in idx)
-        ids = torch.full((len(idx), width), pad, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for r, i in enumerate(idx):
-            ids[r, width - len(prompts[i]):] = torch.tensor(prompts[i])
-            mask[r, width - len(prompts[i]):] = 1
-        out = lm.model.generate(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), do_sample=False,
-                                max_new_tokens=max_new_tokens, pad_token_id=pad, eos_token_id=list(eos))
-        for r, i in enumerate(idx):
-            gen = out[r, width:].tolist()
-            cut = next((k + 1 for k, t in enumerate(gen) if t in eos), len(gen))
-            answers[i] = gen[:cut]
-        if progress:
-            progress(len(answers), sum(len(a) for a in answers.values()))
-    return [answers[i] for i in range(len(prompts))]
+        for i, a in zip(idx, greedy_batch(model, [prompts[i] for i in idx], max_new_tokens, eos, pad)):
+            res[i] = a
+    return [res[i] for i in range(len(prompts))]
+
+
+def build_instructions(lm, args, log) -> list[dict]:
+    """Templated + model-written instructions for both splits, deduplicated, shuffled (seeded)."""
+    bank = InstructionBank(args.seed)
+    bank.check_disjoint()
+    rng = random.Random(args.seed)
+    rows = []
+    for split, n in (("train", args.train), ("heldout", args.heldout)):
+        n_self = round(n * args.self_share)
+        seen: set[str] = set()
+        templated = []
+        tries = 0
+        while len(templated) < n - n_self and tries < 50 * n:
+            tries += 1
+            kind, text = bank.sample(split, rng)
+            if text not in seen:
+                seen.add(text)
+                templated.append({"split": split, "kind": kind, "instruction": text})
+        seeds = [bank.self_instruct_seed(split, rng) for _ in range(int(n_self * 1.4) + 4)]
+        seeds = list(dict.fromkeys(seeds))
+        log(f"[corpus] {split}: {len(templated)} templated; the model writes {len(seeds)} more from seed requests")
+        written = answer_all(lm.model, [lm.encode(s, chat=True) for s in seeds], 48, args.batch, set(lm.eos_ids),
+                             pad_id(lm))
+        selfmade = []
+        for ans, _ in written:
+            text = clean_self_instruction(lm.tokenizer.decode(ans, skip_special_tokens=True))
+            if text and text not in seen and len(selfmade) < n_self:
+                seen.add(text)
+                selfmade.append({"split": split, "kind": "self-instruct", "instruction": text})
+        rows += templated + selfmade
+    rng.shuffle(rows)
+    return rows
+
+
+def pad_id(lm) -> int:
+    return lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.eos_ids[0]
+
+
+def shard_names(rows: list[dict], shard: int) -> list[tuple[str, list[int]]]:
+    """(file name, row indices) for every shard: held-out first, then training."""
+    out = []
+    for split in ("heldout", "train"):
+        idx = [i for i, r in enumerate(rows) if r["split"] == split]
+        for k, s in enumerate(range(0, len(idx), shard)):
+            out.append((f"{split}-{k:05d}.jsonl.gz", idx[s : s + shard]))
+    return out
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="data/corpus.jsonl")
-    ap.add_argument("--n", type=int, default=1400, help="instructions in all (train + held-out)")
-    ap.add_argument("--held-out", type=float, default=0.1)
-    ap.add_argument("--max-new-tokens", type=int, default=160)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--out", default="assets/corpus", help="folder for the shards and manifest")
+    ap.add_argument("--train", type=int, default=5200, help="training instructions")
+    ap.add_argument("--heldout", type=int, default=240, help="held-out instructions")
+    ap.add_argument("--self-share", type=float, default=0.2, help="share of instructions the model writes itself")
+    ap.add_argument("--max-new-tokens", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=96)
+    ap.add_argument("--shard", type=int, default=192, help="instructions per shard")
+    ap.add_argument("--max-shards", type=int, default=0, help="stop after this many new shards (0 = all)")
+    ap.add_argument("--dtype", default="float32", help="float32 is faster than bfloat16 on CPUs without bf16 units")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--log", default=None)
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = Path(args.log) if args.log else Path(__file__).resolve().parents[1] / "runs" / "corpus.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    logf = log_path.open("a")
+
+    def log(msg: str):
+        print(msg, file=sys.stderr, flush=True)
+        logf.write(time.strftime("%H:%M:%S ") + msg + "\n")
+        logf.flush()
 
     t0 = time.perf_counter()
     lm = load_model(device=args.device, dtype=args.dtype)
-    rows = build_instructions(args.n, args.held_out, args.seed)
-    prompts = [lm.encode(instr, chat=True) for _, instr in rows]
+    eos, pad = set(lm.eos_ids), pad_id(lm)
+    instr_path = out / "instructions.jsonl.gz"
+    if instr_path.exists():
+        rows = read_jsonl_gz(instr_path)
+        log(f"[corpus] {len(rows)} instructions from {instr_path}")
+    else:
+        rows = build_instructions(lm, args, log)
+        write_jsonl_gz(instr_path, rows)
+        log(f"[corpus] wrote {len(rows)} instructions ({time.perf_counter() - t0:.0f} s)")
 
-    def progress(done, toks):
-        dt = time.perf_counter() - t0
-        print(f"[corpus] {done}/{len(rows)} answers, {toks} tokens, {toks / dt:.0f} tok/s", file=sys.stderr, flush=True)
+    shards = shard_names(rows, args.shard)
+    todo = [(name, idx) for name, idx in shards if not (out / name).exists()]
+    if args.max_shards:
+        todo = todo[: args.max_shards]
+    log(f"[corpus] {len(shards) - len(todo)} of {len(shards)} shards done; {len(todo)} to make now")
+    t_gen, tok_gen = 0.0, 0
+    for k, (name, idx) in enumerate(todo):
+        ts = time.perf_counter()
+        prompts = [lm.encode(rows[i]["instruction"], chat=True) for i in idx]
+        answers = answer_all(lm.model, prompts, args.max_new_tokens, args.batch, eos, pad)
+        shard_rows = [{**rows[i], "prompt_ids": p, "answer_ids": a, "complete": done}
+                      for i, p, (a, done) in zip(idx, prompts, answers)]
+        write_jsonl_gz(out / name, shard_rows)
+        n_tok = sum(len(a) for a, _ in answers)
+        t_gen += time.perf_counter() - ts
+        tok_gen += n_tok
+        eta = t_gen / (k + 1) * (len(todo) - k - 1)
+        log(f"[corpus] {name}: {len(idx)} answers, {n_tok} tokens, {n_tok / (time.perf_counter() - ts):.0f} tok/s; "
+            f"{k + 1}/{len(todo)} shards this run, {tok_gen} tokens, ETA {eta / 60:.1f} min")
+    write_manifest(out, args, rows, shards, lm)
+    log(f"[corpus] done in {time.perf_counter() - t0:.0f} s")
 
-    answers = generate_answers(lm, prompts, args.max_new_tokens, args.batch, progress)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    with tmp.open("w") as f:
-        for (split, instr), p, a in zip(rows, prompts, answers):
-            f.write(json.dumps({"split": split, "instruction": instr, "prompt_ids": p, "answer_ids": a}) + "\n")
-    tmp.rename(out)
-    n_tok = sum(len(a) for a in answers)
-    summary = {"instructions": len(rows), "train": sum(r[0] == "train" for r in rows),
-               "heldout": sum(r[0] == "heldout" for r in rows), "answer_tokens": n_tok,
-               "wall_s": round(time.perf_counter() - t0, 1), "dtype": args.dtype,
-               "max_new_tokens": args.max_new_tokens, "seed": args.seed}
-    out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=1))
-    print(json.dumps(summary), file=sys.stderr)
+
+def write_manifest(out: Path, args, rows: list[dict], shards, lm) -> None:
+    made = [(name, read_jsonl_gz(out / name)) for name, _ in shards if (out / name).exists()]
+    by_split: dict[str, dict] = {}
+    for name, rs in made:
+        s = by_split.setdefault(name.split("-")[0], {"shards": 0, "instructions": 0, "answer_tokens": 0,
+                                                     "complete_answers": 0})
+        s["shards"] += 1
+        s["instructions"] += len(rs)
+        s["answer_tokens"] += sum(len(r["answer_ids"]) for r in rs)
+        s["complete_answers"] += sum(bool(r["complete"]) for r in rs)
+    kinds: dict[str, int] = {}
+    for r in rows:
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    manifest = {
+        "what": "Self-distillation corpus: instructions (templated from scripts/corpus_instructions.py and written by "
+                "the embedded model) with the embedded target's own greedy answers, as token ids.",
+        "target": lm.name,
+        "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
+        "settings": {"train": args.train, "heldout": args.heldout, "self_share": args.self_share,
+                     "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed, "shard": args.shard},
+        "held_out_rule": "held-out instructions use only held-out topics/subjects, held-out phrasings, held-out "
+                         "context and constraint sentences and held-out self-instruct seeds (disjoint from training)",
+        "shards_total": len(shards), "shards_made": len(made), "splits": by_split, "kinds": kinds,
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Shared pieces of the training scripts: the corpus, batches, checkpoints, logs and manifests."""
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import subprocess
@@ -14,19 +15,40 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def load_corpus(path: str | Path, split: str, max_len: int) -> list[tuple[list[int], int]]:
-    """(prompt + the target's answer, prompt length) for one split, cut to max_len tokens."""
-    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
-    seqs = [((r["prompt_ids"] + r["answer_ids"])[:max_len], len(r["prompt_ids"])) for r in rows
-            if r["split"] == split and r["answer_ids"]]
+def corpus_rows(path: str | Path, split: str) -> list[dict]:
+    """The rows of one split: from a shard folder (scripts/make_corpus.py: SPLIT-NNNNN.jsonl.gz) or a
+    single JSON-lines file (the earlier format), in a fixed order."""
+    path = Path(path)
+    if path.is_dir():
+        rows = []
+        for shard in sorted(path.glob(f"{split}-*.jsonl.gz")):
+            with gzip.open(shard, "rt") as f:
+                rows += [json.loads(line) for line in f if line.strip()]
+        return rows
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["split"] == split]
+
+
+def load_corpus(path: str | Path, split: str, max_len: int, limit: int | None = None) -> list[tuple[list[int], int]]:
+    """(prompt + the target's answer, prompt length) for one split, cut to max_len tokens (at most
+    ``limit`` sequences)."""
+    seqs = [((r["prompt_ids"] + r["answer_ids"])[:max_len], len(r["prompt_ids"])) for r in corpus_rows(path, split)
+            if r["answer_ids"]][:limit]
     if not seqs:
         raise SystemExit(f"{path} has no {split!r} rows: run scripts/make_corpus.py first")
     return seqs
 
 
 def corpus_summary(path: str | Path) -> dict:
-    p = Path(path).with_suffix(".summary.json")
-    return json.loads(p.read_text()) if p.exists() else {}
+    """How the corpus was made: its manifest (a shard folder) or summary file (a JSON-lines file)."""
+    path = Path(path)
+    p = path / "manifest.json" if path.is_dir() else path.with_suffix(".summary.json")
+    if not p.exists():
+        return {}
+    m = json.loads(p.read_text())
+    if path.is_dir():
+        return {k: m[k] for k in ("command", "settings", "splits", "shards_made", "shards_total") if k in m}
+    return m
 
 
 def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Random, pad: int, with_index=False):
@@ -86,7 +108,7 @@ def save_checkpoint(path: Path, **state):
 
 
 def load_checkpoint(path: Path):
-    return torch.load(path, map_location="cpu", weights_only=False) if path.exists() else None
+    return torch.load(path, map_location="cpu", weights_only=True) if path.exists() else None  # no pickle
 
 
 def resume(path: Path, model, opt, log, strict: bool = True) -> tuple[int, list, float, list[str]]:

@@ -29,9 +29,9 @@ def test_greedy_equals_generate(embedded, prompt):
     assert result.metrics["new_tokens"] == len(result.tokens)
 
 
-def test_static_backend_equals_generate_and_cpu_layout_is_column_major(embedded):
-    """The static KV cache gives generate's greedy tokens; on CPU the loader stores Linear weights
-    column-major (models.decode_layout) and the LM head stays tied to the embedding."""
+def test_static_backend_equals_generate_and_cpu_layout(embedded):
+    """The static KV cache gives generate's greedy tokens; on CPU the loader lays Linear weights out for
+    decoding (models.decode_layout: packed oneDNN linears, else column-major) and the LM head stays tied."""
     ids = embedded.encode(PROMPTS[2], chat=True)
     result = greedy_decoder(embedded, max_new_tokens=N, backend="static").start(ids).run()
     assert result.tokens == hf_greedy(embedded, ids)
@@ -39,7 +39,10 @@ def test_static_backend_equals_generate_and_cpu_layout_is_column_major(embedded)
     head = embedded.model.get_output_embeddings().weight
     assert head is embedded.model.get_input_embeddings().weight
     if embedded.device.type == "cpu":
-        assert head.stride() == (1, head.shape[0])
+        from decoding_core.layout import PackedLinear, packing_available
+
+        lm_head = embedded.model.get_output_embeddings()
+        assert isinstance(lm_head, PackedLinear) if packing_available() else head.stride() == (1, head.shape[0])
 
 
 def test_cli_static_backend(embedded):

@@ -21,14 +21,45 @@ def script(*args, timeout=600):
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
+    """A tiny sharded corpus; a rerun of the same command resumes (finished shards are kept)."""
     d = tmp_path_factory.mktemp("corpus")
-    script("scripts/make_corpus.py", "--out", str(d / "corpus.jsonl"), "--n", "10", "--max-new-tokens", "10",
-           "--batch", "5")
-    rows = [json.loads(x) for x in (d / "corpus.jsonl").read_text().splitlines()]
-    assert len(rows) == 10 and {r["split"] for r in rows} == {"train", "heldout"}
-    train_topics = {r["instruction"] for r in rows if r["split"] == "train"}
-    assert not train_topics & {r["instruction"] for r in rows if r["split"] == "heldout"}
-    return d / "corpus.jsonl"
+    args = ("scripts/make_corpus.py", "--out", str(d), "--train", "10", "--heldout", "4", "--max-new-tokens", "10",
+            "--batch", "5", "--shard", "4", "--log", str(d / "corpus.log"))
+    script(*args, "--max-shards", "2")
+    assert len(list(d.glob("*-*.jsonl.gz"))) == 2
+    proc = script(*args)
+    assert "2 of 4 shards done" in proc.stderr
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from train_common import corpus_rows
+
+    train, held = corpus_rows(d, "train"), corpus_rows(d, "heldout")
+    assert len(train) == 10 and len(held) == 4
+    assert all(r["answer_ids"] and r["prompt_ids"] for r in train + held)
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert manifest["shards_made"] == manifest["shards_total"] == 4
+    assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train)
+    assert not {r["instruction"] for r in train} & {r["instruction"] for r in held}
+    return d
+
+
+def test_instruction_bank_splits_topics_and_phrasings():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import random
+
+    from corpus_instructions import KINDS, InstructionBank, clean_self_instruction
+
+    bank = InstructionBank(0)
+    bank.check_disjoint()  # no subject, phrasing, context, constraint or seed in both splits
+    rng = random.Random(1)
+    train = [bank.sample("train", rng) for _ in range(400)]
+    held = [bank.sample("heldout", rng) for _ in range(100)]
+    assert len({k for k, _ in train}) >= 20 and len(KINDS) >= 20  # many task kinds
+    assert not {t for _, t in train} & {t for _, t in held}
+    held_phrasings = [p for k in KINDS for p in bank.parts["heldout"]["kind:" + k]]
+    assert held_phrasings and not set(held_phrasings) & {p for k in KINDS for p in bank.parts["train"]["kind:" + k]}
+    assert clean_self_instruction('A student might ask: "Why do cats purr?"') == "Why do cats purr?"
+    assert clean_self_instruction("Here is a question:\n\nWhat is rust made of?") == "What is rust made of?"
+    assert clean_self_instruction("I'm ready to help!") is None
 
 
 def test_draft_training_end_to_end(corpus, tmp_path, embedded):
@@ -73,3 +104,23 @@ def test_corrupt_draft_asset_is_explained(tmp_path, embedded, corpus):
     (tmp_path / "manifest.json").write_text(json.dumps({"sha256": {"draft.safetensors": "0" * 64}}))
     with pytest.raises(ModelLoadError, match="sha256"):
         load_embedded_draft(embedded, tmp_path)
+
+
+def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
+    from decoding_core.eagle3_head import load_eagle3
+
+    out, work = tmp_path / "eagle3", tmp_path / "work"
+    args = ("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out), "--work", str(work), "--vocab", "512",
+            "--ttt", "2", "--batch-tokens", "256", "--ckpt-every", "2", "--eval-every", "2")
+    script(*args, "--max-steps", "2")
+    proc = script(*args, "--max-steps", "3")
+    assert "resumed from step 2" in proc.stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["training"]["steps"] == 3 and manifest["vocabulary"]["size"] == 512
+    assert len(manifest["heldout"]["top1_agreement_by_depth"]) == 2
+    assert (work / "features" / "index.json").exists()
+    head = load_eagle3(embedded, out)
+    ids = embedded.encode("Name a fruit.", chat=True)
+    ref = greedy_decoder(embedded, 12).start(ids).run().tokens
+    for tree in ("static", "dynamic"):
+        assert EagleDecoder(embedded, head, tree, 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref

@@ -103,12 +103,17 @@ def test_compiled_forward_equals_eager():
         assert compiled.metrics["compile_fallback"]
 
 
+@pytest.mark.parametrize("packed", [True, False])
 @pytest.mark.parametrize("tied", [False, True])
-def test_decode_layout_keeps_values_ties_and_logits(tied):
+def test_decode_layout_keeps_values_ties_and_logits(tied, packed, monkeypatch):
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    from decoding_core import layout
     from decoding_core.models import decode_layout
 
+    if packed and not layout.packing_available():
+        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    monkeypatch.setattr(layout, "packing_available", lambda: packed)
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
                       num_key_value_heads=2, tie_word_embeddings=tied)
@@ -118,10 +123,31 @@ def test_decode_layout_keeps_values_ties_and_logits(tied):
     values = {k: v.clone() for k, v in model.state_dict().items()}
     decode_layout(model)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
+    if packed:
+        assert all(isinstance(m, layout.PackedLinear) for m in linears)
+    else:
+        assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
     assert all(torch.equal(v, model.state_dict()[k]) for k, v in values.items())
     assert (model.get_input_embeddings().weight is model.get_output_embeddings().weight) == tied
-    torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-5, atol=1e-5)
+    with torch.inference_mode():
+        torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)
     weights = [m.weight for m in linears]
     decode_layout(model)  # idempotent: nothing is copied again
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
     assert all(a is m.weight for a, m in zip(weights, linears))
+
+
+def test_packed_linear_repacks_a_changed_weight_and_trains_through_f_linear():
+    from decoding_core import layout
+
+    if not layout.packing_available():
+        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    torch.manual_seed(0)
+    lin = layout.PackedLinear.from_linear(torch.nn.Linear(16, 8))
+    x = torch.randn(3, 16)
+    with torch.no_grad():
+        lin.weight.mul_(2.0)  # in place: the packed copy is stale until the next call repacks it
+        torch.testing.assert_close(lin(x), x @ lin.weight.t() + lin.bias, rtol=1e-5, atol=1e-5)
+    out = lin(x.requires_grad_())
+    out.sum().backward()
+    assert lin.weight.grad is not None and x.grad is not None

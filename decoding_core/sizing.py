@@ -1,0 +1,274 @@
+"""Device-aware draft sizes: measure what a verify pass and a draft step cost HERE, pick N and the tree.
+
+A speculative step of chain length N costs N draft steps plus one target forward over N + 1 tokens;
+an EAGLE step costs ``depth`` head levels plus one target forward over the tree's T tokens. What a
+forward over T tokens costs relative to one token depends on the device (on a 2-core CPU it grows
+with T; on a GPU it is nearly flat up to dozens of tokens), so the best N and T differ by device.
+
+- ``forward_costs`` measures the target forward over T new tokens after a KV prefix (median of a
+  few rounds, interleaved), ``draft_step_cost`` / ``head_level_cost`` one draft step / head level.
+- The mean accepted length each size WOULD reach is measured once per asset on held-out prompts by
+  replaying the drafts of one large-size run (``accepted_lengths_for_sizes``: with greedy
+  verification the accepted path of a smaller tree or chain is read off the bigger one against the
+  target's greedy continuation, which is the same whatever the size). The asset's manifest stores
+  that table (``tau_by_size``).
+- ``choose_chain`` / ``choose_tree`` combine the two: expected tokens per second = tau(size) /
+  (draft cost + verify cost), maximised over the sizes in the table.
+Measured costs are kept per (model, device, dtype, threads) for the life of the process.
+"""
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+
+import torch
+
+from .fastpath import crop_to
+from .models import LoadedModel
+
+LENGTHS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
+_costs: dict[tuple, dict[int, float]] = {}
+_lock = threading.Lock()
+
+
+def _key(lm: LoadedModel, what: str) -> tuple:
+    return (what, lm.name, str(lm.device), str(lm.dtype), torch.get_num_threads())
+
+
+@torch.inference_mode()
+def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: int = 3) -> dict[int, float]:
+    """Seconds for one target forward over T new tokens after a ``prefix``-token KV cache, with logits
+    for all T (a verify pass), for each T in ``lengths``: the median of ``rounds`` interleaved rounds."""
+    from transformers import DynamicCache
+
+    key = _key(lm, f"forward-{prefix}-{tuple(lengths)}")
+    with _lock:
+        if key in _costs:
+            return dict(_costs[key])
+    dev = lm.device
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.randint(100, min(lm.vocab_size, 20000), (1, prefix + max(lengths)), generator=gen).to(dev)
+    cache = DynamicCache()
+    lm.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
+    times: dict[int, list[float]] = {t: [] for t in lengths}
+    lm.model(input_ids=ids[:, prefix : prefix + 4], cache=cache, use_cache=True)  # warm-up
+    crop_to(cache, prefix)
+    for _ in range(rounds):
+        for t in lengths:
+            _sync(dev)
+            t0 = time.perf_counter()
+            lm.model(input_ids=ids[:, prefix : prefix + t], cache=cache, use_cache=True, logits_to_keep=t)
+            _sync(dev)
+            times[t].append(time.perf_counter() - t0)
+            crop_to(cache, prefix)
+    out = {t: statistics.median(v) for t, v in times.items()}
+    with _lock:
+        _costs[key] = out
+    return dict(out)
+
+
+def _sync(dev: torch.device) -> None:
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+@torch.inference_mode()
+def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, rounds: int = 5) -> float:
+    """Seconds for one draft-model step (one token after a ``prefix``-token cache)."""
+    from transformers import DynamicCache
+
+    key = _key(draft, f"draft-step-{prefix}")
+    with _lock:
+        if key in _costs:
+            return _costs[key][1]
+    ids = torch.randint(100, 20000, (1, prefix + 1), generator=torch.Generator().manual_seed(0)).to(lm.device)
+    cache = DynamicCache()
+    draft.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
+    times = []
+    for _ in range(rounds + 1):
+        t0 = time.perf_counter()
+        draft.model(input_ids=ids[:, prefix:], cache=cache, use_cache=True, logits_to_keep=1)
+        times.append(time.perf_counter() - t0)
+        crop_to(cache, prefix)
+    out = statistics.median(times[1:])
+    with _lock:
+        _costs[key] = {1: out}
+    return out
+
+
+@torch.inference_mode()
+def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds: int = 5) -> float:
+    """Seconds for one EAGLE head level: the head over ``nodes`` tree nodes after a ``prefix``-pair cache,
+    plus its draft log-probs (what one level of tree growth costs, Python overhead included)."""
+    from transformers import DynamicCache
+
+    from .trees import additive_mask
+
+    key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{nodes}-{prefix}")
+    with _lock:
+        if key in _costs:
+            return _costs[key][1]
+    dev, h = lm.device, lm.model.config.hidden_size
+    emb = lm.model.get_input_embeddings()
+    tok = torch.randint(100, 20000, (1, prefix + nodes), generator=torch.Generator().manual_seed(0)).to(dev)
+    feats = torch.zeros(1, prefix + nodes, h, device=dev, dtype=lm.dtype)
+    cache = DynamicCache()
+    head(feats[:, :prefix], emb(tok[:, :prefix]), torch.arange(prefix, device=dev)[None], None, cache)
+    mask = additive_mask(torch.ones(nodes, prefix + nodes, dtype=torch.bool, device=dev), lm.dtype)[None, None]
+    pos = torch.full((1, nodes), prefix, device=dev)
+    times = []
+    for _ in range(rounds + 1):
+        t0 = time.perf_counter()
+        out = head(feats[:, prefix:], emb(tok[:, prefix:]), pos, mask, cache)[0]
+        logits = head.draft_logits(out) if getattr(head, "d2t", None) is not None else lm.model.lm_head(out)
+        torch.topk(torch.log_softmax(logits.float(), -1), min(8, logits.shape[-1]), dim=-1)
+        times.append(time.perf_counter() - t0)
+        crop_to(cache, prefix)
+    out_s = statistics.median(times[1:])
+    with _lock:
+        _costs[key] = {1: out_s}
+    return out_s
+
+
+def interpolate(costs: dict[int, float], t: int) -> float:
+    """The cost of a forward over t tokens from the measured points (linear in between, flat outside)."""
+    xs = sorted(costs)
+    if t <= xs[0]:
+        return costs[xs[0]]
+    for a, b in zip(xs, xs[1:]):
+        if t <= b:
+            return costs[a] + (costs[b] - costs[a]) * (t - a) / (b - a)
+    return costs[xs[-1]] * t / xs[-1]
+
+
+# -- counterfactual accepted lengths -----------------------------------------------------------------
+
+def accepted_on_path(tokens: list[int], parents: list[int], keep: set[int], continuation: list[int]) -> int:
+    """Greedy acceptance in the subtree ``keep`` (node indices; root 0 implied): the length of the path from
+    the root whose tokens are the target's greedy continuation (siblings are distinct, so it is unique)."""
+    children: dict[int, list[int]] = {}
+    for i, p in enumerate(parents):
+        if i and i in keep:
+            children.setdefault(p, []).append(i)
+    node, n = 0, 0
+    while n < len(continuation):
+        nxt = next((c for c in children.get(node, []) if tokens[c] == continuation[n]), None)
+        if nxt is None:
+            break
+        node, n = nxt, n + 1
+    return n
+
+
+def tree_subset(scores: list[float], depths: list[int], total_tokens: int, depth: int) -> set[int]:
+    """The nodes EAGLE-2's rerank keeps for (total_tokens, depth): the best total_tokens - 1 by cumulative
+    score among candidates no deeper than ``depth`` (ties by index, as in the decoder)."""
+    cand = [i for i in range(1, len(scores)) if depths[i] <= depth]
+    return set(sorted(cand, key=lambda i: (-scores[i], i))[: total_tokens - 1])
+
+
+def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float) -> tuple[int, dict]:
+    """The N maximising tau(N) / (N * draft step + verify(N + 1)); returns (N, {N: expected tokens/s})."""
+    rates = {n: tau / (n * draft_step_s + interpolate(verify, n + 1)) for n, tau in tau_by_n.items()}
+    return max(rates, key=rates.get), rates
+
+
+def choose_tree(tau_by_size: dict[tuple[int, int], float], verify: dict[int, float],
+                level_s: float) -> tuple[tuple[int, int], dict]:
+    """The (total_tokens, depth) maximising tau / (depth * head level + verify(total_tokens))."""
+    rates = {(t, d): tau / (d * level_s + interpolate(verify, t)) for (t, d), tau in tau_by_size.items()}
+    return max(rates, key=rates.get), rates
+
+
+# -- tau for every size, measured by replaying drafts at every position of the greedy output -----------
+
+def _walk(accepted_at: list[int], n_tokens: int) -> int:
+    """Verify steps of a greedy run that must emit ``n_tokens`` tokens when the step starting at output
+    position i would accept accepted_at[i] drafts (then emits one more token). Like the decoders, a step
+    never drafts past the token budget (at most n_tokens - i - 1 accepted)."""
+    pos = steps = 0
+    while pos < n_tokens:
+        pos += min(accepted_at[pos], n_tokens - pos - 1) + 1
+        steps += 1
+    return steps
+
+
+@torch.inference_mode()
+def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int,
+                   totals: tuple[int, ...], depths_: tuple[int, ...]) -> dict[tuple[int, int], float]:
+    """tau of the dynamic EAGLE tree for every (total_tokens, depth), greedy, on ``prompts``.
+
+    For each prompt: the target's greedy output g; at every output position i, the head drafts the
+    largest tree (depth max(depths_), top_k) on the committed prefix prompt + g[:i] (its inputs there are
+    the target's true features, whatever tree sizes came before); the accepted length of every smaller
+    tree is read off against g[i:]; a walk over the positions gives each size's tau. Exact for greedy
+    verification (the accepted path is the prefix of g that the kept subtree contains)."""
+    from .decoders import greedy_decoder
+    from .eagle import EagleDecoder
+    from .trees import depths as tree_depths
+
+    d_max, t_max = max(depths_), max(totals)
+    tokens_total, steps_total = 0, {(t, d): 0 for t in totals for d in depths_}
+    for ids in prompts:
+        g = greedy_decoder(lm, max_new_tokens).start(ids).run().tokens
+        dec = EagleDecoder(lm, head, "dynamic", top_k, d_max, t_max, max_new_tokens=max_new_tokens,
+                           record_candidates=True).start(ids)
+        full = ids + g
+        with torch.inference_mode():
+            from transformers import DynamicCache
+
+            out = lm.model.model(input_ids=torch.tensor([full[:-1]], device=lm.device), cache=DynamicCache(),
+                                 output_hidden_states=head.kind == "eagle3")
+            feats = head.target_features(out.hidden_states)[0] if head.kind == "eagle3" else out.last_hidden_state[0]
+        table: dict[tuple[int, int], list[int]] = {k: [] for k in steps_total}
+        for i in range(len(g)):
+            dec.tokens = g[: i + 1]                       # committed: prompt + g[:i+1]; the root is g[i]
+            dec.features = feats[: len(ids) + i]
+            dec.candidates = []
+            dec._draft_tree()
+            from .fastpath import crop_to
+
+            crop_to(dec.h_cache, dec.h_len)
+            _, tokens, parents, scores = dec.candidates[-1]
+            d = tree_depths(parents)
+            cont = g[i + 1 :]
+            for (t, dd) in steps_total:
+                table[(t, dd)].append(accepted_on_path(tokens, parents, tree_subset(scores, d, t, dd), cont))
+        # position i's tree drafts tokens after g[i]; a run's first step is the prefill (emits g[0])
+        n = len(g) - 1
+        tokens_total += n
+        for k, acc in table.items():
+            steps_total[k] += _walk(acc[:n], n)
+    return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}  # pooled, as the decoders' tau
+
+
+@torch.inference_mode()
+def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
+                    ns: tuple[int, ...]) -> dict[int, float]:
+    """tau of greedy speculative decoding with the draft for every chain length N in ``ns``, by the same
+    replay: at every position of the target's greedy output the draft proposes max(ns) tokens greedily;
+    a chain of length N accepts min(matching run, N)."""
+    from .decoders import greedy_decoder
+    from .speculative import SpeculativeDecoder
+
+    n_max = max(ns)
+    tokens_total, steps_total = 0, {n: 0 for n in ns}
+    for ids in prompts:
+        g = greedy_decoder(lm, max_new_tokens).start(ids).run().tokens
+        dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens).start(ids)
+        runs = []
+        from .fastpath import crop_to
+
+        for i in range(len(g)):
+            dec.tokens = g[:i]
+            ys, _ = dec._propose(n_max)
+            crop_to(dec.d_cache, len(ids) + i)
+            dec.d_len = len(ids) + i
+            run = 0
+            while run < len(ys) and i + run < len(g) and ys[run] == g[i + run]:
+                run += 1
+            runs.append(run)
+        tokens_total += len(g)
+        for n in ns:
+            steps_total[n] += _walk([min(r, n) for r in runs], len(g))
+    return {n: tokens_total / s if s else 1.0 for n, s in steps_total.items()}

@@ -1,0 +1,402 @@
+"""The instruction bank for the self-distillation corpus: many task kinds, many phrasings, many topics.
+
+Every instruction is built from a task KIND (explain, list, email, recipe, dialogue, story, poem, how-to,
+compare, summarise, advice, plan, ...), one of that kind's PHRASINGS, a SUBJECT from the kind's subject
+list, and optionally a context sentence before it and a constraint after it (so lengths run from one
+line to a short paragraph). A further share of instructions is written by the embedded model itself
+from seed requests (``SELF_INSTRUCT``), which brings phrasings no template has.
+
+The held-out split differs from training in BOTH topic and phrasing: every subject list, every kind's
+phrasing list, the context and constraint lists and the self-instruct seeds are split once (a seeded
+shuffle) into a training part and a held-out part, and held-out instructions are built only from
+held-out parts. ``check_disjoint`` verifies it.
+"""
+from __future__ import annotations
+
+import random
+import re
+
+TOPICS = [
+    # science and nature
+    "the water cycle", "photosynthesis", "black holes", "volcanoes", "the human heart", "climate change",
+    "honey bees", "earthquakes", "the immune system", "dinosaurs", "the Amazon rainforest", "gravity",
+    "octopuses", "plate tectonics", "antibiotics", "whales", "the speed of light", "the Moon", "Mars",
+    "ocean tides", "glaciers", "deserts", "bird migration", "lightning", "the periodic table", "DNA",
+    "evolution", "the human brain", "comets", "penguins", "elephants", "coral reefs", "mushrooms",
+    "the nitrogen cycle", "magnets", "sound waves", "rainbows", "hurricanes", "fossils", "the solar wind",
+    "butterflies", "sharks", "wolves", "tardigrades", "the ozone layer", "static electricity", "friction",
+    "viruses", "bacteria", "the digestive system", "the skeleton", "muscles", "vision", "hearing",
+    "the carbon cycle", "soil", "seeds", "tree rings", "caves", "geysers", "the northern lights",
+    "exoplanets", "the Big Bang", "neutron stars", "atoms", "chemical reactions", "acids and bases",
+    "crystals", "rust", "fire", "ice", "clouds", "fog", "tsunamis", "wetlands", "pollination",
+    # history and society
+    "the French Revolution", "the Roman Empire", "the printing press", "the Renaissance", "ancient Egypt",
+    "the Industrial Revolution", "the Silk Road", "the Vikings", "the Cold War", "the Aztecs",
+    "the invention of writing", "the Bronze Age", "the Ottoman Empire", "the moon landing", "medieval castles",
+    "the history of money", "democracy", "human rights", "the United Nations", "elections", "taxes",
+    "public libraries", "urbanization", "immigration", "the history of medicine", "the telegraph",
+    "the steam engine", "the Great Depression", "the Olympic Games", "ancient Greece", "the Ming dynasty",
+    "the abolition of slavery", "women's suffrage", "the Berlin Wall", "the Maya civilization",
+    # technology
+    "machine learning", "the internet", "electric cars", "solar panels", "cloud computing", "password security",
+    "robots", "3D printing", "batteries", "smartphones", "GPS", "search engines", "encryption", "databases",
+    "operating systems", "computer memory", "wind turbines", "nuclear power", "drones", "self-driving cars",
+    "the Python programming language", "sorting algorithms", "recursion", "version control", "web browsers",
+    "email", "social media", "video games", "virtual reality", "blockchain", "microchips", "fiber optics",
+    "satellites", "radio", "television", "the camera", "refrigerators", "microwaves", "LED lights",
+    "spreadsheets", "open source software", "cybersecurity", "artificial intelligence", "data compression",
+    # everyday life, health, work, money
+    "sleep", "coffee", "tea", "recycling", "friendship", "public speaking", "budgeting", "gardening",
+    "meditation", "learning a language", "running a marathon", "writing a resume", "job interviews",
+    "habits", "memory", "time management", "stress", "exercise", "healthy eating", "drinking water",
+    "saving money", "credit cards", "renting an apartment", "moving to a new city", "working from home",
+    "remote meetings", "teamwork", "leadership", "negotiation", "starting a small business", "customer service",
+    "online shopping", "composting", "cooking for one", "first aid", "hand washing", "posture",
+    "screen time", "reading habits", "keeping a journal", "volunteering", "house plants", "laundry",
+    "cleaning a kitchen", "packing for a trip", "jet lag", "learning to swim", "riding a bicycle",
+    "making friends as an adult", "parenting toddlers", "caring for an older relative", "retirement",
+    "insurance", "interest rates", "inflation", "the stock market", "mortgages", "taxes on income",
+    # arts, culture, hobbies, sports
+    "jazz music", "the piano", "chess", "photography", "painting with watercolors", "poetry", "theater",
+    "film editing", "comic books", "origami", "knitting", "pottery", "birdwatching", "hiking", "camping",
+    "fishing", "skiing", "surfing", "soccer", "basketball", "tennis", "cricket", "yoga", "rock climbing",
+    "board games", "magic tricks", "calligraphy", "classical music", "hip hop", "opera", "ballet",
+    "museums", "architecture", "fashion", "tattoos", "street food", "festivals", "folk tales",
+    # animals and places
+    "cats", "dogs", "horses", "parrots", "goldfish", "ants", "bats", "owls", "frogs", "snakes", "kangaroos",
+    "pandas", "camels", "dolphins", "bees in cities", "the Sahara", "Antarctica", "the Himalayas",
+    "the Nile", "the Pacific Ocean", "Iceland", "Japan", "Brazil", "Kenya", "Canada", "Venice", "Paris",
+    "the Grand Canyon", "islands", "mountains", "rivers", "forests", "lakes", "small towns", "big cities",
+    # maths and thinking
+    "prime numbers", "fractions", "the Pythagorean theorem", "probability", "statistics", "percentages",
+    "negative numbers", "geometry", "algebra", "infinity", "logic puzzles", "critical thinking",
+    "the scientific method", "maps", "time zones", "calendars", "measurement units", "graphs",
+]
+
+DISHES = [
+    "pancakes", "vegetable soup", "fried rice", "tomato pasta", "banana bread", "guacamole", "omelette",
+    "chicken curry", "lentil stew", "pizza dough", "chocolate chip cookies", "a green salad", "hummus",
+    "mashed potatoes", "apple pie", "granola", "tacos", "a smoothie", "roast vegetables", "lemonade",
+    "risotto", "bean chili", "garlic bread", "a fruit salad", "porridge", "dumplings", "pad thai",
+    "shakshuka", "a sandwich for lunch", "carrot cake", "miso soup", "falafel", "iced tea", "flatbread",
+    "stuffed peppers", "a vegetable stir fry", "scrambled eggs", "potato salad", "rice pudding", "salsa",
+]
+
+SITUATIONS = [  # for emails, letters and messages
+    "asking my manager for a day off", "thanking a teacher", "inviting neighbours to a party",
+    "complaining about a late delivery", "applying for a summer job", "asking a professor for an extension",
+    "welcoming a new team member", "cancelling a meeting", "asking for a refund", "congratulating a friend on a new job",
+    "apologising for missing a deadline", "requesting a reference letter", "introducing myself to a new client",
+    "following up after an interview", "asking the landlord to fix the heating", "reminding the team about a deadline",
+    "declining a wedding invitation politely", "asking a colleague for help with a report",
+    "telling customers about new opening hours", "thanking volunteers after an event", "asking for feedback on a project",
+    "announcing a school trip to parents", "reporting a broken streetlight to the city", "asking a doctor's office to reschedule",
+    "inviting a speaker to a conference", "sharing meeting notes", "resigning from a job", "booking a hotel room",
+]
+
+GOALS = [  # for plans
+    "learning to cook", "getting fit in three months", "reading more books", "saving for a holiday",
+    "learning to play guitar", "preparing for an exam", "training for a 10k run", "learning Spanish",
+    "organising a birthday party", "moving house", "starting a vegetable garden", "writing a novel",
+    "cleaning out the garage", "learning to code", "sleeping better", "planning a weekend in the mountains",
+    "hosting a dinner for eight people", "paying off a small debt", "building a morning routine",
+    "starting a podcast", "a school science fair project", "a family road trip", "running a bake sale",
+    "learning to draw", "decluttering a wardrobe", "preparing for a job interview", "a one-week trip to Italy",
+]
+
+PROBLEMS = [  # for advice
+    "I can't fall asleep at night", "I procrastinate a lot", "my houseplants keep dying",
+    "I feel nervous before presentations", "I spend too much money on food", "my team does not communicate well",
+    "I have too many emails", "my neighbour is noisy", "I want to change careers", "I forget people's names",
+    "my child does not want to read", "I feel lonely after moving", "I have trouble focusing when studying",
+    "my laptop is very slow", "I never have time to exercise", "my code has too many bugs",
+    "I argue with my roommate about cleaning", "I get distracted by my phone", "I am bad at saying no",
+    "my dog barks at strangers", "I want to eat less sugar", "I am always late", "my garden has snails",
+    "I have a long commute", "I want to make new friends", "I feel tired every afternoon",
+]
+
+SCENARIOS = [  # for dialogues
+    "a customer and a barista", "a doctor and a patient", "two friends planning a trip", "a teacher and a student",
+    "a job interviewer and a candidate", "a tourist asking for directions", "two colleagues fixing a bug",
+    "a parent and a child at bedtime", "a librarian and a visitor", "a shop assistant and a customer returning shoes",
+    "two astronauts on the Moon", "a detective and a witness", "a chef and a new cook", "a coach and a player",
+    "a pilot and air traffic control", "neighbours meeting for the first time", "a robot and a cat",
+    "a farmer and a journalist", "two scientists arguing about an experiment", "a waiter and a hungry family",
+]
+
+STORY_SEEDS = [  # for stories
+    "a lost key", "a talking tree", "the last day of summer", "a robot who learns to paint", "a lighthouse keeper",
+    "a dragon afraid of fire", "a train that never stops", "a secret garden", "a girl who can hear colours",
+    "a message in a bottle", "the first snow", "a cat that runs a bakery", "an old map", "a broken clock",
+    "a night in a museum", "a spaceship with no pilot", "a village without music", "a brave little boat",
+    "two rivals who become friends", "a letter from the future", "a forgotten umbrella", "a shy ghost",
+]
+
+PAIRS = [  # for comparisons
+    ("cats", "dogs"), ("tea", "coffee"), ("trains", "planes"), ("books", "films"), ("the Sun", "the Moon"),
+    ("summer", "winter"), ("cities", "villages"), ("Python", "JavaScript"), ("renting", "buying a home"),
+    ("walking", "cycling"), ("solar power", "wind power"), ("email", "phone calls"), ("paper books", "e-readers"),
+    ("working from home", "working in an office"), ("rivers", "lakes"), ("frogs", "toads"),
+    ("viruses", "bacteria"), ("weather", "climate"), ("chess", "checkers"), ("oil paint", "watercolor"),
+    ("a laptop", "a desktop computer"), ("running", "swimming"), ("democracy", "monarchy"), ("crocodiles", "alligators"),
+    ("baking", "frying"), ("stocks", "bonds"), ("mountains", "beaches"), ("violins", "cellos"),
+]
+
+TEXTS = [  # short passages to summarise or rewrite (plain, written for this corpus)
+    "The library will close early on Friday because of a staff training day. Books due that day can be returned "
+    "on Monday without a fine. The online catalogue and e-book service will stay available all weekend.",
+    "Our team finished the new website three days ahead of schedule. Testing found a few small problems with "
+    "the contact form, which were fixed on Tuesday. The site goes live next week after a final review.",
+    "Bees visit flowers to collect nectar and pollen. As they move from flower to flower, they carry pollen with "
+    "them, which helps plants make seeds. Without bees, many fruits and vegetables would be much harder to grow.",
+    "The city plans to add fifty kilometres of bike lanes over the next two years. Officials say this will make "
+    "cycling safer and reduce traffic. Some shop owners worry that fewer parking spaces will hurt their business.",
+    "Regular sleep helps the brain store memories and clear away waste. Adults need about seven to nine hours a "
+    "night. Screens before bed, caffeine late in the day and irregular schedules can all make sleep worse.",
+    "The museum's new exhibition shows tools used by farmers over the last three hundred years. Visitors can try "
+    "some of the tools themselves. The exhibition is free for children and runs until the end of March.",
+    "Water boils at a lower temperature at high altitude because the air pressure is lower. This is why cooking "
+    "pasta in the mountains can take longer. Pressure cookers solve the problem by raising the pressure inside.",
+    "Last year the school garden produced more than two hundred kilograms of vegetables. Students planted, "
+    "watered and harvested the crops, and the food was used in the school kitchen and shared with families.",
+    "A good password is long, unique and hard to guess. Using a password manager makes it easier to keep a "
+    "different password for every site. Turning on two-factor authentication adds another layer of protection.",
+    "The meeting on Monday is moved to Wednesday at ten. Please bring your project updates and any questions "
+    "about the budget. Lunch will be provided, so let me know about any dietary needs by Tuesday.",
+    "Octopuses have three hearts and blue blood. They can change the colour and texture of their skin in a "
+    "fraction of a second, and they are known for solving puzzles and escaping from tanks in aquariums.",
+    "Our bakery is changing its opening hours. From next month we will open at seven instead of eight, and we "
+    "will close on Sundays. We are also adding gluten-free bread to the menu after many requests.",
+    "Glaciers form when snow builds up over many years and is pressed into ice. They move slowly downhill under "
+    "their own weight. Many glaciers are shrinking today because summers are getting warmer.",
+    "The new phone has a larger screen, a better camera and a battery that lasts about two days. Reviewers "
+    "praised its speed but said it is heavy and more expensive than last year's model.",
+    "Volunteers cleaned the beach on Saturday and collected more than three hundred bags of rubbish. Most of it "
+    "was plastic. The organisers hope to hold a clean-up every month during the summer.",
+    "Learning a musical instrument takes patience. Short daily practice works better than one long session a "
+    "week. Recording yourself and listening back is a simple way to notice what needs work.",
+]
+
+SUBJECTS = {"topic": TOPICS, "dish": DISHES, "situation": SITUATIONS, "goal": GOALS, "problem": PROBLEMS,
+            "scenario": SCENARIOS, "seed": STORY_SEEDS, "pair": PAIRS, "text": TEXTS}
+
+# kind -> (subject list, phrasings). {x} is the subject; for pairs {a} and {b}.
+KINDS: dict[str, tuple[str, list[str]]] = {
+    "explain": ("topic", [
+        "Explain {x} in simple terms.", "How does {x} work?", "Can you explain {x} to me like I'm new to it?",
+        "What is {x}, and why does it matter?", "I never understood {x}. Could you explain it?",
+        "Give me a clear explanation of {x}.", "Explain {x} to a ten-year-old.", "Break down {x} for a beginner.",
+        "What's the basic idea behind {x}?", "Help me understand {x}."]),
+    "facts": ("topic", [
+        "Give me three interesting facts about {x}.", "Tell me something surprising about {x}.",
+        "What are a few fun facts about {x}?", "Share five facts about {x} that most people don't know.",
+        "What should everyone know about {x}?", "Teach me something new about {x}.",
+        "List some little-known facts about {x}."]),
+    "list": ("topic", [
+        "List five key words related to {x} and explain each.", "Make a list of the main parts of {x}.",
+        "What are the most important things to know about {x}? Use a numbered list.",
+        "Give me a bullet-point overview of {x}.", "Name the key ideas of {x}, one per line.",
+        "Write a checklist for someone learning about {x}.", "What are the main types of {x}?"]),
+    "history": ("topic", [
+        "Summarize the history of {x} in a few sentences.", "How did {x} develop over time?",
+        "Give me a short timeline of {x}.", "Where did {x} come from?", "Tell me the story of how {x} began.",
+        "What are the key moments in the history of {x}?"]),
+    "pros_cons": ("topic", [
+        "What are the pros and cons of {x}?", "Give me the advantages and disadvantages of {x}.",
+        "Is {x} a good thing? Weigh both sides.", "What are the benefits and risks of {x}?",
+        "Make a table of pros and cons for {x}.", "Argue for and against {x}."]),
+    "misconceptions": ("topic", [
+        "What are common misconceptions about {x}?", "What do people usually get wrong about {x}?",
+        "Correct three myths about {x}.", "Which beliefs about {x} are false?",
+        "Are there any popular myths about {x}? Explain why they are wrong."]),
+    "quiz": ("topic", [
+        "Give me a quiz question about {x} with the answer.", "Write three multiple-choice questions about {x}.",
+        "Make a short quiz on {x} for a class.", "Ask me a tricky question about {x}, then give the answer.",
+        "Create a true-or-false quiz about {x} with answers.", "Write a flashcard about {x}."]),
+    "poem": ("topic", [
+        "Write a short poem about {x}.", "Write a haiku about {x}.", "Write a limerick about {x}.",
+        "Compose a four-line rhyming poem about {x}.", "Can you write a poem that celebrates {x}?",
+        "Write a free-verse poem inspired by {x}.", "Write a sonnet about {x}."]),
+    "tweet": ("topic", [
+        "Write a tweet about {x}.", "Write a catchy slogan about {x}.", "Write an Instagram caption about {x}.",
+        "Write a short social media post that gets people interested in {x}.",
+        "Come up with a headline for an article about {x}.", "Write a one-sentence advertisement for {x}."]),
+    "describe": ("topic", [
+        "Describe {x} in one paragraph.", "Paint a picture of {x} with words.", "How would you describe {x} to a friend?",
+        "Write a short description of {x} for an encyclopedia.", "Describe {x} using all five senses.",
+        "What does {x} look like up close?"]),
+    "future": ("topic", [
+        "What is the future of {x}?", "How might {x} change in the next twenty years?",
+        "What would happen if {x} did not exist?", "Imagine the world in 2100. What role does {x} play?",
+        "Predict three changes to {x} in the coming decade.", "What problems will {x} face in the future?"]),
+    "analogy": ("topic", [
+        "Compare {x} with something from everyday life.", "Explain {x} using an analogy.",
+        "What is {x} like? Use a metaphor.", "Describe {x} as if it were a kitchen.",
+        "Explain {x} using a sports comparison."]),
+    "teach": ("topic", [
+        "What questions would a student ask about {x}? Answer one of them.", "Plan a short lesson about {x}.",
+        "How would you teach {x} to a class of twelve-year-olds?", "Write a study guide for {x}.",
+        "What are the three most important things to learn first about {x}?", "Give me a homework activity about {x}."]),
+    "faq": ("topic", [
+        "Write a short FAQ about {x}.", "What are the most frequently asked questions about {x}? Answer them.",
+        "Answer the question: why is {x} important?", "I have a question: what is the point of {x}?",
+        "Someone asks you what {x} is. What do you say?"]),
+    "story": ("seed", [
+        "Write a short story about {x}.", "Tell me a bedtime story about {x}.", "Write a fable about {x} with a moral.",
+        "Write the opening paragraph of a novel about {x}.", "Write a 100-word story about {x}.",
+        "Write a funny story involving {x}.", "Tell a spooky tale about {x}.", "Write a story for children about {x}."]),
+    "topic_story": ("topic", [
+        "Write a short story that involves {x}.", "Write a story where {x} saves the day.",
+        "Tell a short adventure story that teaches something about {x}.", "Write a diary entry from someone obsessed with {x}."]),
+    "recipe": ("dish", [
+        "Give me a simple recipe for {x}.", "How do I make {x}?", "Write a recipe for {x} with a list of ingredients.",
+        "What's the easiest way to cook {x} at home?", "Can you walk me through making {x} step by step?",
+        "I want to make {x} tonight. What do I need?", "Share a quick recipe for {x} for beginners.",
+        "How can I make a healthier version of {x}?"]),
+    "email": ("situation", [
+        "Write an email {x}.", "Draft a short, polite email {x}.", "Help me write a message {x}.",
+        "Write a formal letter {x}.", "Can you write a friendly note {x}?", "I need a text message {x}. Keep it short.",
+        "Compose a professional email {x}.", "Write two versions of an email {x}: one formal, one casual."]),
+    "plan": ("goal", [
+        "Make a plan for {x}.", "Create a weekly schedule for {x}.", "What steps should I take for {x}?",
+        "Give me a 30-day plan for {x}.", "Help me organise {x}.", "Write a to-do list for {x}.",
+        "I want to succeed at {x}. Where do I start?", "Outline a simple plan for {x}, week by week."]),
+    "advice": ("problem", [
+        "{x}. What should I do?", "Any advice? {x}.", "{x}. Can you give me some tips?",
+        "My problem: {x}. How can I fix it?", "{x}. What would you suggest?", "Help! {x}.",
+        "{x}. Give me three practical ideas.", "What can I do if {x_lower}?"]),
+    "dialogue": ("scenario", [
+        "Write a dialogue between {x}.", "Write a short conversation between {x}.", "Script a funny exchange between {x}.",
+        "Imagine a conversation between {x}. Write it out.", "Write a scene for a play with {x}.",
+        "Write a short chat between {x} that ends with a surprise."]),
+    "compare": ("pair", [
+        "Compare {a} and {b}.", "What is the difference between {a} and {b}?", "Which is better, {a} or {b}? Explain.",
+        "How are {a} and {b} alike, and how are they different?", "Should I choose {a} or {b}?",
+        "Make a comparison table of {a} and {b}.", "Explain {a} versus {b} for a beginner."]),
+    "summarise": ("text", [
+        "Summarise this text in one sentence: {x}", "Give me the main point of the following: {x}",
+        "Make this shorter: {x}", "TL;DR: {x}", "Write three bullet points that capture this: {x}",
+        "What is this text about? {x}", "Summarize for a busy reader: {x}"]),
+    "rewrite": ("text", [
+        "Rewrite this in a more friendly tone: {x}", "Make this text more formal: {x}", "Rewrite this for a child: {x}",
+        "Turn this into a short poem: {x}", "Translate this into simpler English: {x}",
+        "Rewrite this as a news headline and a first sentence: {x}", "Correct and improve this text: {x}"]),
+    "howto": ("topic", [
+        "Give a step-by-step explanation of {x}.", "How can I get started with {x}?", "What's the best way to learn about {x}?",
+        "Write a beginner's guide to {x}.", "What tools or resources do I need for {x}?", "Give me a how-to guide on {x}."]),
+}
+
+CONTEXTS = [  # a sentence placed before the request
+    "I'm a high-school teacher preparing a lesson.", "I'm writing a blog post for beginners.",
+    "My daughter asked me this and I didn't know.", "I have a presentation tomorrow.", "I'm studying for an exam.",
+    "I'm new to this subject.", "I run a small community newsletter.", "I only have five minutes.",
+    "I'm preparing a talk for retired people.", "My friend and I were arguing about this.",
+    "I'm learning English, so please use simple words.", "I'm making a poster for a school fair.",
+    "I work in an office and want to share this with my colleagues.", "I'm curious after watching a documentary.",
+    "I'm a nurse on a break.", "I'm planning a podcast episode.", "This is for a library display.",
+    "I'm helping my nephew with homework.",
+]
+
+CONSTRAINTS = [  # a sentence placed after the request
+    "Keep it short.", "Use simple words.", "Answer in two sentences.", "Use bullet points.", "Be concise.",
+    "Make it fun.", "Please be detailed.", "Keep it under 100 words.", "Use an example.", "Avoid jargon.",
+    "Use a numbered list.", "End with a question.", "Write it in a warm tone.", "Make it easy to remember.",
+    "Add a short summary at the end.", "Include one practical tip.", "Write for a general audience.",
+    "Keep it to one paragraph.", "Mention at least one number.", "Start with a surprising fact.",
+]
+
+# Seeds for instructions the embedded model writes itself ({x} a topic).
+SELF_INSTRUCT = [
+    "Write one question that a curious student might ask about {x}. Reply with the question only.",
+    "Write a single request that someone could ask an AI assistant about {x}. Reply with the request only.",
+    "Suggest one writing task about {x} for a creative writing class. Reply with the task only.",
+    "Write one practical question a beginner might have about {x}. Reply with the question only.",
+    "Invent one homework question about {x}. Reply with the question only.",
+    "Write one interesting question about {x} that starts with 'Why'. Reply with the question only.",
+    "Write one question about {x} that a journalist might ask an expert. Reply with the question only.",
+    "Write an instruction asking for a short text about {x}. Reply with the instruction only.",
+]
+
+
+def split_list(items: list, held_frac: float, rng: random.Random) -> tuple[list, list]:
+    """(train, held-out) parts of a list, by a seeded shuffle; each part non-empty when len >= 2."""
+    items = list(items)
+    rng.shuffle(items)
+    n_held = max(1, round(len(items) * held_frac)) if len(items) >= 2 else 0
+    return items[n_held:], items[:n_held]
+
+
+class InstructionBank:
+    """Splits every list once; ``sample(split, rng)`` draws (kind, instruction) from that split's parts."""
+
+    def __init__(self, seed: int = 0, held_frac: float = 0.2):
+        rng = random.Random(seed)
+        self.parts: dict[str, dict] = {"train": {}, "heldout": {}}
+        for name, lst in SUBJECTS.items():
+            tr, he = split_list(lst, held_frac, rng)
+            self.parts["train"]["subj:" + name], self.parts["heldout"]["subj:" + name] = tr, he
+        for kind, (_, phrasings) in KINDS.items():
+            tr, he = split_list(phrasings, 0.3, rng)
+            self.parts["train"]["kind:" + kind], self.parts["heldout"]["kind:" + kind] = tr, he
+        for name, lst in (("contexts", CONTEXTS), ("constraints", CONSTRAINTS), ("self", SELF_INSTRUCT)):
+            tr, he = split_list(lst, 0.3, rng)
+            self.parts["train"][name], self.parts["heldout"][name] = tr, he
+
+    def sample(self, split: str, rng: random.Random) -> tuple[str, str]:
+        """One templated instruction: (kind, text)."""
+        p = self.parts[split]
+        kind = rng.choice(list(KINDS))
+        subject_list, _ = KINDS[kind]
+        subject = rng.choice(p["subj:" + subject_list])
+        phrasing = rng.choice(p["kind:" + kind])
+        if subject_list == "pair":
+            a, b = subject if rng.random() < 0.5 else subject[::-1]
+            text = phrasing.format(a=a, b=b)
+        else:
+            text = phrasing.format(x=subject, x_lower=subject[:1].lower() + subject[1:])
+        if subject_list == "problem" and not text[:1].isupper():
+            text = text[:1].upper() + text[1:]
+        r = rng.random()
+        if r < 0.25:
+            text = rng.choice(p["contexts"]) + " " + text
+        if rng.random() < 0.3:
+            text = text + " " + rng.choice(p["constraints"])
+        return kind, text
+
+    def self_instruct_seed(self, split: str, rng: random.Random) -> str:
+        """A request that makes the model write an instruction itself."""
+        p = self.parts[split]
+        return rng.choice(p["self"]).format(x=rng.choice(p["subj:topic"]))
+
+    def check_disjoint(self) -> None:
+        """Held-out parts share no subject, phrasing, context, constraint or seed with the training parts."""
+        for key, held in self.parts["heldout"].items():
+            overlap = {repr(x) for x in held} & {repr(x) for x in self.parts["train"][key]}
+            if overlap:
+                raise AssertionError(f"{key}: {sorted(overlap)[:3]} in both splits")
+
+
+def clean_self_instruction(text: str) -> str | None:
+    """The instruction inside what the model wrote (a quoted span, else the first line that is not a
+    preamble such as "Here's a question:"), without quotes, markdown or labels; None if unusable."""
+    text = text.replace("**", "").replace("\u201c", '"').replace("\u201d", '"')
+    quoted = re.search(r'"([^"\n]{12,400})"?', text)
+    if quoted:
+        line = quoted.group(1)
+    else:
+        lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip()]
+        lines = [ln for ln in lines if not ln.endswith(":") and not ln.lower().startswith(PREAMBLES)]
+        if not lines:
+            return None
+        line = lines[0]
+    line = line.strip().strip('"').strip()
+    for label in ("Question:", "Request:", "Task:", "Instruction:", "Q:", "Writing task:", "Homework question:"):
+        if line.lower().startswith(label.lower()):
+            line = line[len(label):].strip().strip('"')
+    if len(line) < 12 or len(line) > 400 or "<|" in line or line.lower().startswith(PREAMBLES):
+        return None
+    return line
+
+
+PREAMBLES = ("here's", "here is", "i'm ready", "i am ready", "what a", "sure", "of course", "certainly", "great",
+             "a curious", "a beginner", "a journalist", "a student")

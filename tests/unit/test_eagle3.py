@@ -1,0 +1,187 @@
+"""The EAGLE-3 head on a tiny target: training-time test equals decode-time drafting; save/load; vocabularies."""
+import json
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from decoding_core.eagle3_head import build_eagle3, default_feature_layers, load_eagle3, save_eagle3
+from decoding_core.models import LoadedModel, ModelLoadError
+from decoding_core.trees import additive_mask
+
+
+def tiny_target(vocab=40, layers=6):
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=48, num_hidden_layers=layers,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, eos_token_id=1,
+                      tie_word_embeddings=True)
+    cfg._attn_implementation = "sdpa"
+    return LlamaForCausalLM(cfg).eval().requires_grad_(False)
+
+
+def head_for(model, v_d=16):
+    torch.manual_seed(1)
+    d2t = torch.randperm(model.config.vocab_size)[:v_d].sort().values
+    head = build_eagle3(model.config, d2t).eval()
+    with torch.no_grad():  # o_proj starts at zero in training; random here so attention matters
+        for p in head.parameters():
+            p.add_(torch.randn_like(p) * 0.05)
+    return head
+
+
+def test_feature_layers_follow_eagle3():
+    assert default_feature_layers(30) == (2, 15, 27)
+    assert default_feature_layers(6) == (2, 3, 3)
+    assert default_feature_layers(2) == (2, 1, 0)
+
+
+def test_unrolled_training_equals_decode_time_chain():
+    """Step k of training-time test at index j = the head drafting a chain of k + 1 nodes after the true
+    prefix 0..j with a KV cache (its ancestors' keys, its own predicted features)."""
+    from transformers import DynamicCache
+
+    target = tiny_target()
+    head = head_for(target)
+    L, K = 9, 3
+    ids = torch.randint(2, 40, (1, L + K + 1))
+    with torch.no_grad():
+        hs = target.model(input_ids=ids, output_hidden_states=True).hidden_states
+        g = head.target_features(hs)
+        emb = target.get_input_embeddings()
+        steps = [emb(ids[:, k + 1 : k + 1 + L]) for k in range(K)]
+        outs = head.unrolled(g[:, :L], steps)
+        for j in (0, 4, L - 1):
+            cache = DynamicCache()
+            pos = torch.arange(j + 1)[None]
+            out = head(g[:, : j + 1], emb(ids[:, 1 : j + 2]), pos)  # the true prefix pairs, causal
+            cache = DynamicCache()
+            head(g[:, : j + 1], emb(ids[:, 1 : j + 2]), pos, None, cache)
+            torch.testing.assert_close(out[:, j], outs[0][:, j], rtol=1e-4, atol=1e-5)
+            feat = out[:, j : j + 1]
+            for k in range(1, K):
+                n_cached = cache.get_seq_length()
+                allowed = torch.ones(1, n_cached + 1, dtype=torch.bool)
+                mask = additive_mask(allowed, feat.dtype)[None, None]
+                tok = emb(ids[:, j + k + 1 : j + k + 2])
+                feat = head(feat, tok, torch.tensor([[j + k]]), mask, cache)
+                torch.testing.assert_close(feat[:, 0], outs[k][:, j], rtol=1e-4, atol=1e-5)
+
+
+def test_save_load_roundtrip_and_errors(tmp_path):
+    target = tiny_target()
+    lm = LoadedModel(None, target, "tiny", torch.device("cpu"), torch.float32, 0.0)
+    head = head_for(target)
+    digest = save_eagle3(head, tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"sha256": {"model.safetensors": digest}}))
+    loaded = load_eagle3(lm, tmp_path)
+    assert torch.equal(loaded.d2t, head.d2t)
+    x = torch.randn(1, 3, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(loaded.draft_logits(x), head.draft_logits(x), rtol=1e-4, atol=1e-4)
+    # a flipped byte: the manifest's sha256 refuses it
+    data = bytearray((tmp_path / "model.safetensors").read_bytes())
+    data[-5] ^= 0xFF
+    (tmp_path / "model.safetensors").write_bytes(bytes(data))
+    with pytest.raises(ModelLoadError, match="sha256"):
+        load_eagle3(lm, tmp_path)
+    # a head for another target size
+    (tmp_path / "manifest.json").unlink()
+    (tmp_path / "config.json").write_text(json.dumps({"hidden_size": 64, "num_hidden_layers": 6}))
+    with pytest.raises(ModelLoadError, match="another target"):
+        load_eagle3(lm, tmp_path)
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(ModelLoadError, match="JSON"):
+        load_eagle3(lm, tmp_path)
+    with pytest.raises(ModelLoadError, match="No EAGLE-3 head"):
+        load_eagle3(lm, tmp_path / "missing")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    from tests.conftest import make_tiny_lm
+
+    return make_tiny_lm(seed=0)
+
+
+@pytest.fixture(scope="module")
+def trained_head(tiny):
+    """A tiny EAGLE-3 head over a 30-token draft vocabulary, trained here for a few seconds with
+    training-time test on the tiny target's own greedy continuations."""
+    from collections import Counter
+
+    from decoding_core.decoders import greedy_decoder
+
+    torch.manual_seed(3)
+    model = tiny.model
+    seqs = [[1, s] + greedy_decoder(tiny, 24, stop_at_eos=False).start([1, s]).run().tokens for s in range(3, 43)]
+    counts = Counter(t for s in seqs for t in s[2:])
+    d2t = torch.tensor(sorted(t for t, _ in counts.most_common(30)))
+    head = build_eagle3(model.config, d2t)
+    ids = torch.tensor(seqs)
+    with torch.no_grad():
+        out = model.model(input_ids=ids, output_hidden_states=True)
+        soft = torch.softmax(model.lm_head(out.last_hidden_state)[..., d2t], -1)
+    emb = model.get_input_embeddings()
+    opt = torch.optim.AdamW(head.parameters(), lr=3e-3)
+    L = ids.shape[1] - 4
+    for _ in range(120):
+        outs = head.unrolled(head.target_features(out.hidden_states)[:, :L], [emb(ids[:, k + 1 : k + 1 + L]) for k in range(3)])
+        loss = sum(-(soft[:, k + 1 : k + 1 + L] * torch.log_softmax(head.draft_logits(o), -1)).sum(-1).mean() * 0.8 ** k
+                   for k, o in enumerate(outs))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return head.eval().requires_grad_(False)
+
+
+@pytest.mark.parametrize("tree,k,depth,total", [("static", 4, 5, 26), ("dynamic", 4, 3, 12), ("dynamic", 8, 5, 40)])
+def test_eagle3_greedy_equals_target_greedy(tiny, trained_head, tree, k, depth, total):
+    from decoding_core.decoders import greedy_decoder
+    from decoding_core.eagle import EagleDecoder
+
+    accepted = 0
+    for prompt in ([1, 5, 9], [1, 22, 23, 24, 22, 23], [3]):
+        ref = greedy_decoder(tiny, 24, stop_at_eos=False).start(prompt).run().tokens
+        dec = EagleDecoder(tiny, trained_head, tree, k, depth, total, max_new_tokens=24, stop_at_eos=False).start(prompt)
+        out = dec.run()
+        assert out.tokens == ref
+        assert set(t for s in dec.history if s.kind == "tree" for t in s.tokens[1:]) <= set(trained_head.d2t.tolist())
+        accepted += out.metrics["accepted"]
+        depth_rates = out.metrics["acceptance_by_depth"]
+        assert all(a >= b for a, b in zip(depth_rates, depth_rates[1:]))  # reaching depth d+1 implies depth d
+    assert accepted > 0  # the trained head drafts tokens the target accepts
+
+
+def test_eagle3_top_k_cannot_exceed_the_draft_vocabulary(tiny, trained_head):
+    from decoding_core.eagle import EagleDecoder
+
+    with pytest.raises(ValueError, match="tree top-k"):
+        EagleDecoder(tiny, trained_head, "dynamic", 31, 3, 12)
+
+
+def test_replayed_tau_table_equals_real_runs(tiny, trained_head):
+    """sizing.tree_tau_table (one replay of the largest tree) gives the tau a real run of each size measures."""
+    from decoding_core.eagle import EagleDecoder
+    from decoding_core.sizing import tree_tau_table
+
+    prompts = [[1, 5, 9], [1, 22, 23, 24, 22, 23]]
+    table = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8, 16), (2, 4))
+    for (total, depth), tau in table.items():
+        acc = steps = 0
+        for p in prompts:
+            m = EagleDecoder(tiny, trained_head, "dynamic", 4, depth, total, max_new_tokens=20).start(p).run().metrics
+            acc, steps = acc + m["accepted"], steps + m["verify_steps"]
+        assert tau == pytest.approx((acc + steps) / steps, rel=1e-9), (total, depth)
+    assert table[(16, 4)] >= table[(4, 2)]
+
+
+def test_choose_tree_and_chain_maximise_tokens_per_second():
+    from decoding_core.sizing import choose_chain, choose_tree, interpolate
+
+    verify = {1: 0.05, 4: 0.06, 8: 0.08, 16: 0.12, 32: 0.2}
+    assert interpolate(verify, 6) == pytest.approx(0.07)
+    assert interpolate(verify, 64) == pytest.approx(0.4)
+    best, rates = choose_tree({(8, 4): 2.0, (16, 4): 3.0, (32, 6): 2.9}, verify, 0.005)
+    assert best == (16, 4) and rates[(16, 4)] == pytest.approx(3.0 / (0.02 + 0.12))  # 21.4 > 2.0 / 0.1
+    n, rates = choose_chain({1: 1.5, 3: 2.4, 7: 2.2}, verify, 0.01)
+    assert n == 3 and rates[3] == pytest.approx(2.4 / (0.03 + 0.06))
