@@ -1,8 +1,10 @@
 """`python -m decoding_core bench`: every speed figure in ONE run, same machine, model, dtype, prompts.
 
 Each figure is the median of several repeats after a warm-up; ratios come from the same run. Prints a
-table and writes JSON (--out). Sections (--only a,b): hardware, greedy, sample, beam, lookup,
-speculative, eagle, samplers, overhead.
+table and writes JSON (--out). Sections (--only a,b): hardware, sizing (verify-pass cost by length),
+greedy, backends, bf16, sample, beam, lookup, speculative (the shipped draft at N = 4 and at the
+device-aware N), eagle (EAGLE-3 and EAGLE-1 heads, device-aware dynamic tree and the static tree),
+samplers, overhead.
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ from .speculative import SpeculativeDecoder
 
 PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
            "What are three benefits of regular exercise?"]
-SECTIONS = ("hardware", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle", "samplers",
-            "overhead")
+SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
+            "samplers", "overhead")
 
 
 def median_time(fn, repeats: int, warmup: int = 1) -> float:
@@ -257,23 +259,48 @@ class Bench:
         self.add("lookup", "ours prompt lookup (greedy match, N=4)", ours, "tok/s")
         self.add("lookup", "ratio ours / transformers", ratio, "x")
 
+    def sizing(self):
+        """What one target forward over T new tokens costs here, relative to one token (the verify pass)."""
+        from .sizing import forward_costs
+
+        costs = forward_costs(self.lm, rounds=2 if self.quick else 4)
+        for t in (1, 2, 4, 8, 16, 32, 64):
+            if t in costs:
+                self.add("sizing", f"target forward over {t} tokens (KV prefix 128)", 1000 * costs[t], "ms",
+                         relative=round(costs[t] / costs[1], 3))
+
     def speculative(self):
         from .draft import load_embedded_draft
+        from .speculative import auto_chain
 
         self.prompts = self.heldout  # speculation is measured on held-out instructions
         draft = load_embedded_draft(self.lm)
+        chosen = auto_chain(self.lm, draft, "embedded")
+        sizes = [4] + ([chosen["n_draft"]] if chosen["n_draft"] != 4 else [])
+        self.add("speculative", f"device-aware N ({chosen['reason']})", chosen["n_draft"], "tokens")
+        for n_draft in sizes:
+            runs = []
+
+            def run(i, n_draft=n_draft, runs=runs):
+                r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n,
+                                       stop_at_eos=False).start(i).run()
+                runs.append(r.metrics)
+                return r
+
+            ours, plain, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+            self.add("speculative", f"ours draft model (greedy match, N={n_draft})", ours, "tok/s")
+            self.add("speculative", f"N={n_draft}: speed-up over plain greedy (ours, same run)", speedup, "x")
+            self.add("speculative", f"N={n_draft}: mean accepted length tau",
+                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+            self.add("speculative", f"N={n_draft}: acceptance rate", statistics.median(m["acceptance_rate"] for m in runs),
+                     "share")
+            if n_draft == sizes[-1]:
+                self.spec_tok_s, self.greedy_heldout = ours, plain
         n_draft = 4
-        runs = []
-
-        def run(i):
-            r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False).start(i).run()
-            runs.append(r.metrics)
-            return r
-
-        ours, plain, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
-        self.add("speculative", "ours draft model (greedy match, N=4)", ours, "tok/s")
-        self.add("speculative", "speed-up over plain greedy (ours, same run)", speedup, "x")
         assisted_model = draft.model
+
+        def run4(i):
+            return SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False).start(i).run()
 
         def hf_assisted(i):
             gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
@@ -283,38 +310,46 @@ class Bench:
                                           assistant_model=assisted_model)
 
         try:
-            _, hf, ratio = self.paired(run, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
+            _, hf, ratio = self.paired(run4, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
             self.add("speculative", "transformers assisted generation (same draft, N=4)", hf, "tok/s")
-            self.add("speculative", "ratio ours / transformers assisted", ratio, "x")
+            self.add("speculative", "ratio ours / transformers assisted (N=4)", ratio, "x")
         except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
-        self.add("speculative", "mean accepted length tau", statistics.median(m["mean_accepted_length"] for m in runs), "tok")
-        self.add("speculative", "acceptance rate", statistics.median(m["acceptance_rate"] for m in runs), "share")
-        self.add("speculative", "plain greedy on held-out instructions", plain, "tok/s")
-        self.spec_tok_s, self.greedy_heldout = ours, plain
+        self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
 
     def eagle(self):
-        from .eagle import EagleDecoder
-        from .eagle_head import load_embedded_head
+        from .eagle import EagleDecoder, auto_tree, load_head
+        from .models import ModelLoadError
 
-        head = load_embedded_head(self.lm)
         self.prompts = self.heldout
-        for tree, kw in (("dynamic", dict(top_k=8, depth=5, total_tokens=32)), ("static", {})):
-            runs = []
+        for kind in ("eagle3", "eagle1"):
+            try:
+                head = load_head(self.lm, kind)
+            except ModelLoadError as exc:
+                print(f"  {kind} skipped: {exc}", file=sys.stderr)
+                continue
+            chosen = auto_tree(self.lm, head, kind)
+            label = "EAGLE-3" if kind == "eagle3" else "EAGLE-1"
+            self.add("eagle", f"{label}: device-aware tree size ({chosen['reason']})", chosen["total_tokens"], "tokens",
+                     depth=chosen["depth"])
+            configs = (("dynamic", dict(top_k=8, depth=chosen["depth"], total_tokens=chosen["total_tokens"])),
+                       ("static", {}))
+            for tree, kw in configs:
+                runs = []
 
-            def run(i):
-                r = EagleDecoder(self.lm, head, tree, max_new_tokens=self.n, stop_at_eos=False, **kw).start(i).run()
-                runs.append(r.metrics)
-                return r
+                def run(i, tree=tree, kw=kw, runs=runs):
+                    r = EagleDecoder(self.lm, head, tree, max_new_tokens=self.n, stop_at_eos=False, **kw).start(i).run()
+                    runs.append(r.metrics)
+                    return r
 
-            ours, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
-            self.add("eagle", f"EAGLE {tree} tree (greedy)", ours, "tok/s")
-            self.add("eagle", f"EAGLE {tree}: speed-up over plain greedy (same run)", speedup, "x")
-            if getattr(self, "spec_tok_s", None):
-                self.add("eagle", f"EAGLE {tree}: speed-up over vanilla speculative (section above)",
-                         ours / self.spec_tok_s, "x")
-            self.add("eagle", f"EAGLE {tree}: mean accepted length tau",
-                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+                ours, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+                name = f"{label} {tree}" + (f" ({kw['total_tokens']} tokens, depth {kw['depth']})" if kw else "")
+                self.add("eagle", f"{name} (greedy)", ours, "tok/s")
+                self.add("eagle", f"{name}: speed-up over plain greedy (same run)", speedup, "x")
+                if getattr(self, "spec_tok_s", None):
+                    self.add("eagle", f"{name}: speed-up over speculative (section above)", ours / self.spec_tok_s, "x")
+                self.add("eagle", f"{name}: mean accepted length tau",
+                         statistics.median(m["mean_accepted_length"] for m in runs), "tok")
 
     def samplers(self):
         self.prompts = self.general

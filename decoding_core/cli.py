@@ -30,6 +30,15 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
+def _int_or_auto(text: str):
+    if text == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or auto, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m decoding_core", description="Decoding Lab's decoding core.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -65,16 +74,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sample-prefix", type=int, default=0, help="hybrid: sample this many tokens first")
     # speculative
     r.add_argument("--draft", default="embedded")
-    r.add_argument("--n-draft", type=int, default=4)
+    r.add_argument("--n-draft", type=_int_or_auto, default=None,
+                   help="draft length N, or auto: the N that maximises tokens/s on this device (default: auto for "
+                        "the shipped draft, 4 otherwise)")
     r.add_argument("--verify", choices=["topk", "greedy", "sample"], default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",
                    help="top-K verification and EAGLE: the target samples (with the processor options) instead of argmax")
     # eagle
+    r.add_argument("--head", choices=["eagle1", "eagle3"], default=None,
+                   help="EAGLE head (default: eagle3 where it is shipped, else eagle1)")
     r.add_argument("--tree", choices=["static", "dynamic"], default="dynamic")
     r.add_argument("--tree-top-k", type=int, default=8)
-    r.add_argument("--depth", type=int, default=5)
-    r.add_argument("--total-tokens", type=int, default=48)
+    r.add_argument("--depth", type=_int_or_auto, default="auto",
+                   help="tree depth, or auto (default): chosen with --total-tokens for this device")
+    r.add_argument("--total-tokens", type=_int_or_auto, default="auto",
+                   help="tree size, or auto (default): the size that maximises tokens/s on this device")
     b = sub.add_parser("bench", help="the benchmark runner (see README)")
     b.add_argument("--quick", action="store_true", help="fewer repeats and shorter outputs")
     b.add_argument("--out", default="runs/bench.json")

@@ -129,7 +129,38 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     if target.device.type == "cpu":
         decode_layout(draft)
     draft.generation_config = target.model.generation_config
-    return LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
+    loaded = LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
+    vocab = folder / "vocab.safetensors"
+    if vocab.exists():
+        expected = json.loads(manifest.read_text()).get("sha256", {}).get(vocab.name) if manifest.exists() else None
+        if expected and expected != sha256(vocab):
+            raise ModelLoadError(f"{vocab.name} does not match its manifest's sha256. Rebuild it with {REBUILD_DRAFT}.")
+        try:
+            d2t = load_file(str(vocab))["d2t"]
+        except Exception as exc:  # noqa: BLE001 - safetensors raises its own error types
+            raise ModelLoadError(f"{vocab.name} could not be read ({exc}). Rebuild it with {REBUILD_DRAFT}.") from exc
+        loaded = with_draft_vocab(loaded, d2t)
+    return loaded
+
+
+def with_draft_vocab(draft: LoadedModel, d2t: torch.Tensor) -> LoadedModel:
+    """The same draft proposing only the V_d tokens ``d2t`` (target ids): its LM head restricted to those
+    rows, so a draft step computes V_d logits instead of the full vocabulary's (EAGLE-3's reduced
+    vocabulary). The weights are shared with the draft's own LM head; nothing is trained."""
+    import dataclasses
+
+    d2t = torch.as_tensor(d2t, dtype=torch.long, device=draft.device)
+    if d2t.dim() != 1 or d2t.numel() < 1 or int(d2t.max()) >= draft.vocab_size or int(d2t.min()) < 0:
+        raise ModelLoadError(f"A draft vocabulary must list token ids below {draft.vocab_size}.")
+    full = draft.model.get_output_embeddings()
+    head = torch.nn.Linear(full.in_features, int(d2t.numel()), bias=False, device=draft.device, dtype=draft.dtype)
+    with torch.no_grad():
+        head.weight.copy_(full.weight[d2t])
+    head.requires_grad_(False)
+    if draft.device.type == "cpu":
+        head = decode_layout(torch.nn.Sequential(head))[0]
+    return dataclasses.replace(draft, draft_vocab=d2t, draft_head=head,
+                               name=f"{draft.name}, {d2t.numel():,}-token draft vocabulary")
 
 
 def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:

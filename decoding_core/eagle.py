@@ -130,6 +130,13 @@ class EagleDecoder(DraftVerifyDecoder):
         self.processors = build_processors(self.settings if sample else
                                            SamplingSettings(repetition_penalty=self.settings.repetition_penalty))
 
+    def metrics(self) -> dict:
+        out = super().metrics()
+        out["sizes"] = getattr(self, "sizes", None) or {"head": self.head.kind, "tree": self.tree_kind,
+                                                        "total_tokens": self.total_tokens, "depth": self.depth,
+                                                        "top_k": self.top_k, "chosen_by": "given"}
+        return out
+
     # -- state ----------------------------------------------------------------------------------
     def _reset(self):
         self.t_cache, self.h_cache = DynamicCache(), DynamicCache()
@@ -365,14 +372,85 @@ class EagleDecoder(DraftVerifyDecoder):
                          tok, self.lm.token_text(tok), (tok,), 0.0, dt, dt)
 
 
+HEADS = ("eagle1", "eagle3")
+HEAD_NAMES = {"eagle1": "EAGLE-1 (last-layer features, the target's full vocabulary)",
+              "eagle3": "EAGLE-3 (fused low/middle/high features, reduced vocabulary, training-time test)"}
+
+
+def default_head() -> str:
+    """EAGLE-3 once its asset is shipped, else EAGLE-1."""
+    from .eagle3_head import EAGLE3_DIR
+
+    return "eagle3" if (EAGLE3_DIR / "model.safetensors").exists() else "eagle1"
+
+
+def load_head(target: LoadedModel, kind: str):
+    """The shipped head of that kind for the embedded target (ModelLoadError with a clear message if not)."""
+    if kind == "eagle1":
+        from .eagle_head import load_embedded_head
+
+        return load_embedded_head(target)
+    if kind == "eagle3":
+        from .eagle3_head import load_eagle3
+
+        return load_eagle3(target)
+    raise ValueError(f"head must be one of {', '.join(HEADS)}, got {kind!r}")
+
+
+def head_manifest(kind: str) -> dict:
+    """The shipped head's manifest ({} when it has none)."""
+    import json
+
+    from .eagle3_head import EAGLE3_DIR
+    from .eagle_head import EAGLE_DIR
+
+    path = (EAGLE3_DIR if kind == "eagle3" else EAGLE_DIR) / "manifest.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def tau_table(manifest: dict) -> dict[tuple[int, int], float]:
+    """{(total_tokens, depth): held-out tau} from a head manifest's ``tau_by_size`` (empty if absent)."""
+    rows = manifest.get("tau_by_size", {}).get("rows", [])
+    return {(int(t), int(d)): float(tau) for t, d, tau in rows}
+
+
+def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
+    """The dynamic tree size that maximises expected tokens/s on THIS device: the head's held-out tau for
+    each (total_tokens, depth) (its manifest) over the measured cost of a verify pass of that many tokens
+    plus ``depth`` head levels (decoding_core/sizing.py). Returns the choice and what it was chosen from."""
+    from .sizing import choose_tree, forward_costs, head_level_cost
+
+    table = tau_table(head_manifest(kind))
+    if not table:
+        return {"total_tokens": 32, "depth": 5, "reason": "no tau table in the head's manifest: the reference size"}
+    verify = forward_costs(target)
+    level = head_level_cost(target, head, top_k)
+    (total, depth), rates = choose_tree(table, verify, level)
+    return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
+            "verify_s": verify, "level_s": level, "tau": table[(total, depth)], "reason": "measured"}
+
+
 def build_eagle_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> EagleDecoder:
-    from .eagle_head import load_embedded_head
     from .models import ModelLoadError
 
+    kind = args.head or default_head()
     try:
-        head = load_embedded_head(lm)
+        head = load_head(lm, kind)
     except ModelLoadError as exc:
         raise ValueError(str(exc)) from exc
-    sample = args.target_sample
-    return EagleDecoder(lm, head, args.tree, args.tree_top_k, args.depth, args.total_tokens, settings, bool(sample),
-                        **common)
+    total, depth = args.total_tokens, args.depth
+    chosen = None
+    if args.tree == "dynamic" and (total == "auto" or depth == "auto"):
+        chosen = auto_tree(lm, head, kind, args.tree_top_k)
+        total = chosen["total_tokens"] if total == "auto" else int(total)
+        depth = chosen["depth"] if depth == "auto" else int(depth)
+    dec = EagleDecoder(lm, head, args.tree, args.tree_top_k, int(depth if depth != "auto" else 5),
+                       int(total if total != "auto" else 48), settings, bool(args.target_sample), **common)
+    dec.sizes = {"head": kind, "tree": args.tree, "total_tokens": dec.total_tokens, "depth": dec.depth,
+                 "top_k": dec.top_k,
+                 "chosen_by": "given" if not chosen else "auto (measured on this device)" if chosen["reason"] == "measured"
+                 else chosen["reason"]}
+    return dec

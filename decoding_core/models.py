@@ -47,6 +47,10 @@ class LoadedModel:
     dtype: torch.dtype
     load_s: float
     _texts: dict = field(default_factory=dict, compare=False, repr=False)  # token id -> on-screen text
+    # A draft with a reduced vocabulary (EAGLE-3 style): draft_vocab[i] is the target id of draft token i and
+    # draft_head maps the draft's last hidden state to logits over those V_d tokens. None: the full vocabulary.
+    draft_vocab: torch.Tensor | None = field(default=None, compare=False, repr=False)
+    draft_head: torch.nn.Module | None = field(default=None, compare=False, repr=False)
 
     @property
     def eos_ids(self) -> tuple[int, ...]:

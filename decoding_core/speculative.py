@@ -165,6 +165,10 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.processors = build_processors(base)
         self.draft_name = draft.name if draft is not None else "prompt lookup"
 
+    def metrics(self) -> dict:
+        return {**super().metrics(), "sizes": getattr(self, "sizes", None) or {"n_draft": self.n_draft,
+                                                                             "chosen_by": "given"}}
+
     def _reset(self):
         self.t_cache = self.target.new_cache(len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1)
         self.d_cache = DynamicCache()
@@ -180,6 +184,19 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             rows.append(torch.softmax(apply_processors(self.processors, ids, row.unsqueeze(0)).float(), dim=-1)[0])
         return torch.stack(rows)
 
+    @torch.inference_mode()
+    def _draft_logits(self, ids: torch.Tensor) -> torch.Tensor:
+        """The draft's next-token logits [V] over the TARGET's vocabulary after feeding ids [1, L]. A
+        reduced-vocabulary draft computes logits for its V_d tokens only; every other token gets -inf, so q
+        is exactly zero outside V_d (lossless rejection sampling stays exact: p - q keeps those tokens)."""
+        d = self.draft
+        if d.draft_vocab is None:
+            return forward(d.model, ids, self.d_cache, 1)[0, -1]
+        hidden = d.model.model(input_ids=ids, cache=self.d_cache, use_cache=True).last_hidden_state[0, -1]
+        full = torch.full((self.lm.vocab_size,), float("-inf"), device=hidden.device)
+        full[d.draft_vocab] = d.draft_head(hidden).float()
+        return full
+
     def _propose(self, n: int) -> tuple[list[int], torch.Tensor | None]:
         """The draft's n tokens and q [n, V] (None for prompt lookup)."""
         if n == 0:
@@ -190,7 +207,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         ctx = self.context
         feed = ctx[self.d_len:]
         for _ in range(n):
-            logits = forward(self.draft.model, torch.tensor([feed], device=self.lm.device), self.d_cache, 1)[0, -1]
+            logits = self._draft_logits(torch.tensor([feed], device=self.lm.device))
             self.d_len += len(feed)
             q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]
             y = int(torch.multinomial(q, 1, generator=self.generator)) if self.sampling else int(q.argmax())
@@ -247,18 +264,49 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                         v.next_source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
 
 
+def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> dict:
+    """The draft length N that maximises expected tokens/s on THIS device: the shipped draft's held-out
+    tau for each N (its manifest's ``tau_by_size``) over the measured cost of N draft steps plus a verify
+    pass of N + 1 tokens (decoding_core/sizing.py). Other drafts have no table: N = 4."""
+    import json
+
+    from .draft import DRAFT_DIR
+    from .sizing import choose_chain, draft_step_cost, forward_costs
+
+    rows = []
+    if source == "embedded" and draft is not None:
+        try:
+            rows = json.loads((DRAFT_DIR / "manifest.json").read_text()).get("tau_by_size", {}).get("rows", [])
+        except (OSError, ValueError):
+            rows = []
+    if not rows:
+        return {"n_draft": 4, "reason": "no tau table for this draft: the reference N = 4"}
+    table = {int(n): float(tau) for n, tau in rows}
+    verify = forward_costs(target)
+    step_s = draft_step_cost(target, draft)
+    n, rates = choose_chain(table, verify, step_s)
+    return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
+            "tau": table[n], "reason": "measured"}
+
+
 def build_speculative_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> SpeculativeDecoder:
     from .draft import load_draft
     from .models import ModelLoadError
 
-    if args.n_draft < 1:
-        raise ValueError(f"--n-draft must be >= 1, got {args.n_draft}")
     try:
         draft = load_draft(lm, args.draft)
     except ModelLoadError as exc:
         raise ValueError(str(exc)) from exc
-    return SpeculativeDecoder(lm, draft, args.n_draft, args.verify, args.verify_k, settings,
-                              target_sample=getattr(args, "target_sample", False), **common)
+    n = args.n_draft if args.n_draft is not None else ("auto" if args.draft == "embedded" else 4)
+    chosen = auto_chain(lm, draft, args.draft) if n == "auto" else None
+    n = chosen["n_draft"] if chosen else n
+    if n < 1:
+        raise ValueError(f"--n-draft must be >= 1, got {n}")
+    dec = SpeculativeDecoder(lm, draft, n, args.verify, args.verify_k, settings,
+                             target_sample=getattr(args, "target_sample", False), **common)
+    dec.sizes = {"n_draft": n, "chosen_by": "auto (measured on this device)" if chosen and chosen["reason"] == "measured"
+                 else "given" if not chosen else chosen["reason"]}
+    return dec
 
 
 def expected_tokens_per_step(alpha: float, n: int) -> float:

@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import torch
@@ -49,6 +50,29 @@ def corpus_summary(path: str | Path) -> dict:
     if path.is_dir():
         return {k: m[k] for k in ("command", "settings", "splits", "shards_made", "shards_total") if k in m}
     return m
+
+
+COVERAGE_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
+
+
+def answer_counts(seqs) -> Counter:
+    c: Counter = Counter()
+    for seq, n_prompt in seqs:
+        c.update(seq[n_prompt:])
+    return c
+
+
+def choose_vocab(seqs, size: int, vocab_size: int) -> tuple[list[int], dict]:
+    """The ``size`` most frequent answer tokens (sorted ids) and the answer-token coverage of each size."""
+    counts = answer_counts(seqs)
+    total = sum(counts.values())
+    ranked = [t for t, _ in counts.most_common()]
+    coverage = {str(n): round(sum(counts[t] for t in ranked[:n]) / total, 4) for n in COVERAGE_SIZES}
+    chosen = ranked[:size]
+    if len(chosen) < size:  # a small corpus: fill with the lowest unused ids so V_d is as asked
+        used = set(chosen)
+        chosen += [t for t in range(vocab_size) if t not in used][: size - len(chosen)]
+    return sorted(chosen), coverage
 
 
 def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Random, pad: int, with_index=False):

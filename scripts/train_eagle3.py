@@ -22,41 +22,16 @@ import argparse
 import json
 import random
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-from train_common import (ROOT, Logger, batches, command_line, corpus_summary, git_commit, load_corpus, lr_at,
-                          resume, save_checkpoint, write_manifest)
+from train_common import (ROOT, Logger, answer_counts, batches, choose_vocab, command_line, corpus_summary, git_commit,
+                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
 
 from decoding_core.eagle3_head import build_eagle3, save_eagle3
 from decoding_core.models import load_model
-
-COVERAGE_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
-
-
-def answer_counts(seqs) -> Counter:
-    c: Counter = Counter()
-    for seq, n_prompt in seqs:
-        c.update(seq[n_prompt:])
-    return c
-
-
-def choose_vocab(seqs, size: int, vocab_size: int) -> tuple[list[int], dict]:
-    """The ``size`` most frequent answer tokens (sorted ids) and the answer-token coverage of each size."""
-    counts = answer_counts(seqs)
-    total = sum(counts.values())
-    ranked = [t for t, _ in counts.most_common()]
-    coverage = {str(n): round(sum(counts[t] for t in ranked[:n]) / total, 4) for n in COVERAGE_SIZES}
-    chosen = ranked[:size]
-    if len(chosen) < size:  # a small corpus: fill with the lowest unused ids so V_d is as asked
-        used = set(chosen)
-        chosen += [t for t in range(vocab_size) if t not in used][: size - len(chosen)]
-    return sorted(chosen), coverage
-
 
 class FeatureStore:
     """Append-only float16 feature files + an index {sequence key: (offset, length)}; resumable."""

@@ -1,75 +1,107 @@
 """EAGLE: a feature-level draft head, token trees, the tree attention mask, the accepted path."""
-import json
 
 import streamlit as st
 
 from decoding_core.decoders import AutoregressiveDecoder
 from decoding_core.draft import load_draft
-from decoding_core.eagle import EagleDecoder
-from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
+from decoding_core.eagle import HEAD_NAMES, HEADS, EagleDecoder, auto_tree, default_head, head_manifest, load_head
 from decoding_core.models import ModelLoadError
 from decoding_core.processors import SamplingSettings
 from decoding_core.speculative import SpeculativeDecoder
 from ui import params
 from ui.controls import sampling_controls, stepper
 from ui.lab import fingerprint, need_prompt
-from viz.eagle import loss_figure, mask_figure, tree_dot
+from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
 
 lab = st.session_state["lab"]
 lm = lab.lm
 ss = st.session_state
 st.title("EAGLE")
 st.caption("A one-layer head predicts the target's next FEATURE; its guesses form a token tree that the target "
-           "checks in one forward pass with a tree attention mask.")
+           "checks in one forward pass with a tree attention mask. Two heads are shipped: EAGLE-1 and EAGLE-3.")
 prompt_ids = need_prompt(lab)
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def cached_head(_target, target_key):
-    return load_embedded_head(_target)
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_head(_target, target_key, kind):
+    return load_head(_target, kind)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_auto(_target, _head, target_key, kind, top_k):
+    """The tree size chosen for this device (measured once per model, head and top-k)."""
+    return auto_tree(_target, _head, kind, top_k)
 
 
 p = params.init_widget
+p("eagle_head", default_head(), str, choices=list(HEADS))
 p("tree_kind", "dynamic", str, choices=["dynamic", "static"])
+p("tree_auto", True, bool)
 p("tree_top_k", 8, int, lo=1, hi=16)
 p("tree_depth", 5, int, lo=1, hi=8)
 p("total_tokens", 32, int, lo=4, hi=96)
 p("eagle_sample", False, bool)
 p("eagle_max_new", 48, int, lo=2, hi=256)
 with st.container(border=True):
+    h1, h2 = st.columns([2, 3])
+    h1.radio("Head", list(HEADS), key="eagle_head", horizontal=True, format_func={"eagle1": "EAGLE-1",
+                                                                                   "eagle3": "EAGLE-3"}.get,
+             help="EAGLE-1: predicts the target's last-layer feature and drafts with the target's own LM head over "
+                  "all 49,152 tokens. EAGLE-3: fuses low, middle and high-layer features, drafts over a reduced "
+                  "vocabulary with its own small LM head, and was trained by feeding itself its own predictions "
+                  "(training-time test). See below.")
+    h2.caption(HEAD_NAMES[ss.eagle_head])
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.radio("Tree", ["dynamic", "static"], key="tree_kind", horizontal=True,
              help="static (EAGLE-1): a fixed 25-node shape of rank paths. dynamic (EAGLE-2): grow the tree where the "
                   "head is confident, by cumulative draft probability, then keep the best total-tokens nodes.")
     dynamic = ss.tree_kind == "dynamic"
     c2.slider("top-k per node", 1, 16, key="tree_top_k", disabled=not dynamic)
-    c3.slider("Depth", 1, 8, key="tree_depth", disabled=not dynamic)
-    c4.slider("Total tokens", 4, 96, key="total_tokens", disabled=not dynamic,
-              help="Tree size (root included) verified in one target forward.")
     c5.slider("Max new tokens", 2, 256, key="eagle_max_new")
+    c1.toggle("Size for this device", key="tree_auto", disabled=not dynamic,
+              help="Choose total tokens and depth that maximise expected tokens/s HERE: the head's held-out mean "
+                   "accepted length for each size (its manifest) divided by the cost of that size measured on "
+                   "this machine (a verify pass of T tokens + depth head levels).")
+    auto = dynamic and ss.tree_auto
+    c3.slider("Depth", 1, 8, key="tree_depth", disabled=not dynamic or auto)
+    c4.slider("Total tokens", 4, 96, key="total_tokens", disabled=not dynamic or auto,
+              help="Tree size (root included) verified in one target forward.")
     st.toggle("Sample (lossless tree sampling) instead of greedy", key="eagle_sample")
     if ss.eagle_sample:
         with st.expander("Sampling settings", expanded=False):
             settings = sampling_controls(prefix="eagle_", show_rep=False)
     else:
         settings = SamplingSettings()
-params.sync(["tree_kind", "tree_top_k", "tree_depth", "total_tokens", "eagle_sample", "eagle_max_new"])
+params.sync(["eagle_head", "tree_kind", "tree_auto", "tree_top_k", "tree_depth", "total_tokens", "eagle_sample",
+             "eagle_max_new"])
 
+target_key = (lm.name, str(lm.device), str(lm.dtype))
 try:
     with st.spinner("Loading the EAGLE head…"):
-        head = cached_head(lm, (lm.name, str(lm.device), str(lm.dtype)))
-    args = dict(tree=ss.tree_kind, top_k=ss.tree_top_k, depth=ss.tree_depth, total_tokens=ss.total_tokens,
+        head = cached_head(lm, target_key, ss.eagle_head)
+    choice = None
+    if auto:
+        with st.spinner("Measuring what a verify pass and a head level cost on this device (once)…"):
+            choice = cached_auto(lm, head, target_key, ss.eagle_head, ss.tree_top_k)
+    depth = choice["depth"] if choice else ss.tree_depth
+    total = choice["total_tokens"] if choice else ss.total_tokens
+    args = dict(tree=ss.tree_kind, top_k=ss.tree_top_k, depth=depth, total_tokens=total,
                 settings=settings, sample=ss.eagle_sample, max_new_tokens=ss.eagle_max_new, seed=lab.seed)
     EagleDecoder(lm, head, **args)
 except (ModelLoadError, ValueError) as exc:
     st.error(str(exc))
-    st.caption("The other pages keep working. The head is trained for the embedded SmolLM2 only.")
+    st.caption("The other pages keep working. The heads are trained for the embedded SmolLM2 only.")
     st.stop()
+if choice and choice.get("reason") == "measured":
+    st.caption(f"Sized for this device: **{total} tokens, depth {depth}** (held-out τ {choice['tau']:.2f}, expected "
+               f"{choice['tokens_per_s']:.1f} tokens/s). See *Choosing the tree size* below.")
+elif choice:
+    st.caption(f"Tree size {total}, depth {depth}: {choice['reason']}.")
 
 
 @st.fragment
 def step_through():
-    key = fingerprint(lab, tuple(sorted(args.items(), key=str)))
+    key = fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)))
     state = stepper("eagle", key, lambda: EagleDecoder(lm, head, **args).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
     if cursor < 0:
@@ -136,41 +168,90 @@ if c2.button("Measure", type="primary", width="stretch"):
     bar.progress(0.66, text="EAGLE")
     eg = EagleDecoder(lm, head, **dict(args, sample=False, settings=SamplingSettings(), max_new_tokens=n),
                       stop_at_eos=False).start(prompt_ids).run()
-    rows.append((f"EAGLE ({ss.tree_kind} tree)", eg.metrics, eg.tokens))
+    rows.append((f"EAGLE ({'EAGLE-3' if ss.eagle_head == 'eagle3' else 'EAGLE-1'}, {ss.tree_kind} tree, {total} "
+                 f"tokens, depth {depth})", eg.metrics, eg.tokens))
     bar.empty()
     base = plain.metrics["new_tokens"] / plain.metrics["wall_s"]
     ss["eagle_cmp"] = [{"method": name, "tokens/s": round(m["new_tokens"] / m["wall_s"], 2),
                         "speed-up": round(m["new_tokens"] / m["wall_s"] / base, 2),
                         "τ": m.get("mean_accepted_length") or 1.0, "target forwards": m["target_forwards"],
                         "same text as plain": toks == plain.tokens} for name, m, toks in rows]
+    ss["eagle_cmp_depth"] = {name: m["acceptance_by_depth"] for name, m, _ in rows if m.get("acceptance_by_depth")}
+    ss["eagle_cmp_key"] = (key_now := fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)), n))
 if "eagle_cmp" in ss:
+    stale = ss.get("eagle_cmp_key") != fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)),
+                                                   ss.cmp_tokens)
+    if stale:
+        st.caption("These figures are from earlier settings: press **Measure** again for the current ones.")
     st.dataframe(ss["eagle_cmp"], hide_index=True, width="stretch")
+    if ss.get("eagle_cmp_depth"):
+        st.plotly_chart(depth_figure(ss["eagle_cmp_depth"]), width="stretch")
+        st.caption("For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the "
+                   "accepted path. A tree reaches deeper because several guesses are checked at every depth.")
+
+# ---------------------------------------------------------------------------------------------- sizing
+if choice and choice.get("reason") == "measured":
+    st.header("Choosing the tree size for this device")
+    st.markdown(
+        "A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not free: on a "
+        "GPU it costs about as much as one token up to dozens of tokens, on this CPU it grows with T (left: "
+        "measured now). The head's mean accepted length τ for every size was measured once on held-out "
+        "instructions (its manifest); dividing it by each size's cost here gives the expected tokens/s (right), "
+        f"and the best size is used: **{total} tokens, depth {depth}**. Turn *Size for this device* off to pick "
+        "your own.")
+    st.plotly_chart(sizing_figure(choice, "tree"), width="stretch")
+    one = choice["verify_s"][1]
+    st.caption(f"One forward over 1 token: {1000 * one:.0f} ms; over {total} tokens: "
+               f"{1000 * choice['verify_s'].get(total, one):.0f} ms; one head level over {ss.tree_top_k} nodes: "
+               f"{1000 * choice['level_s']:.1f} ms.")
 
 # ---------------------------------------------------------------------------------------------- why
-st.header("Why predict features?")
+st.header("Why predict features? EAGLE-1 and EAGLE-3")
 st.markdown(
     "The target's last hidden state **f** (after its final norm) is what its LM head turns into token "
-    "probabilities. EAGLE's head learns **f_{i+1}** from **f_i**: features change smoothly from one position to the "
-    "next, so a single layer can follow them, while a small *token* model has to learn the whole language on its "
-    "own. The catch is that the next feature depends on which token was actually sampled: from the same f_i, "
-    "“I am” and “I will” lead to different futures. So the head also reads the **next token**: its input at "
-    "position i is (f_i, embed(t_{i+1})), the **token shift**. The head then reuses the target's own frozen LM head "
-    "and embedding, so only about 4 M weights are trained.")
-st.latex(r"\hat f_{i+1} = \mathrm{Layer}\big(W\,[\,\mathrm{embed}(t_{i+1});\,f_i\,] + b\big), \qquad "
-         r"q(\cdot) = \mathrm{softmax}(\mathrm{lm\_head}(\hat f_{i+1}))")
+    "probabilities. EAGLE's head learns the next feature from the current one: features change smoothly from one "
+    "position to the next, so a single layer can follow them, while a small *token* model has to learn the whole "
+    "language on its own. The next feature depends on which token was actually chosen (from the same feature, "
+    "“I am” and “I will” lead to different futures), so the head also reads the **next token**: its input at "
+    "position i is the pair (feature i, token i+1), the **token shift**.")
+st.latex(r"\textbf{EAGLE-1:}\quad \hat f_{i+1} = \mathrm{Layer}\big(W\,[\,\mathrm{embed}(t_{i+1});\,f_i\,] + b\big),"
+         r"\qquad q = \mathrm{softmax}\big(\mathrm{lm\_head}_{\text{target}}(\hat f_{i+1})\big)")
+st.markdown(
+    "**EAGLE-3** changes three things. *Which features*: the last layer's feature is already shaped for the very "
+    "next token only; EAGLE-3 reads the hidden states entering a low, a middle and a high layer (for this 30-layer "
+    "target: 2, 15 and 27) and fuses them, g = fc([low; middle; high]). *Which vocabulary*: it drafts only among "
+    "the most frequent answer tokens with its own small LM head, which makes every draft level several times "
+    "cheaper than the target's 49,152-row head; the target still verifies in its full vocabulary, so nothing is "
+    "lost. *What training-time test fixes*: at depth 2 and deeper the head must read its OWN predicted features, "
+    "which are never exactly the target's. EAGLE-1 was trained on true features only, so its errors compound with "
+    "depth; EAGLE-3 is trained by unrolling itself several steps and feeding back its own outputs, exactly as it "
+    "drafts. The per-depth acceptance chart above shows the effect.")
+st.latex(r"\textbf{EAGLE-3:}\quad g_i = \mathrm{fc}([h^{(2)}_i; h^{(15)}_i; h^{(27)}_i]),\quad "
+         r"o_i = \mathrm{Layer}\big([\mathrm{norm}(\mathrm{embed}(t_{i+1})); \mathrm{norm}(g_i)]\big),\quad "
+         r"q = \mathrm{softmax}(\mathrm{lm\_head}_{V_d}(\mathrm{norm}(o_i)))")
 
-manifest = EAGLE_DIR / "manifest.json"
-if manifest.exists():
-    info = json.loads(manifest.read_text())
-    st.header("How the shipped head was trained")
-    st.markdown(f"{info['training']['steps']} steps ({info['training']['epochs']} epochs) on "
-                f"{info['data']['train_tokens']:,} tokens of the target's own answers to "
-                f"{info['data']['train_sequences']:,} generated instructions, {info['training']['wall_s'] / 60:.0f} "
-                f"minutes on {info['training']['threads']} CPU thread(s). Held-out ({info['data']['heldout_sequences']} "
-                f"instructions on topics never trained on): top-1 agreement with the target "
-                f"**{info['heldout']['top1_agreement']:.2f}**"
-                + (f", mean accepted length τ **{info['heldout_tau']['tau']:.2f}** ({info['heldout_tau']['setting']})."
-                   if "heldout_tau" in info else "."))
-    st.plotly_chart(loss_figure(info), width="stretch")
+info = head_manifest(ss.eagle_head)
+if info:
+    st.header(f"How the shipped {'EAGLE-3' if ss.eagle_head == 'eagle3' else 'EAGLE-1'} head was trained")
+    tr, data = info.get("training", {}), info.get("data", {})
+    held = info.get("heldout_tau")
+    lines = [f"{tr.get('steps', '?')} steps ({tr.get('epochs', '?')} epochs) on {data.get('train_tokens', 0):,} tokens "
+             f"of the target's own answers to {data.get('train_sequences', 0):,} generated instructions, "
+             f"{tr.get('wall_s', 0) / 60:.0f} minutes on {tr.get('threads', '?')} CPU thread(s)."]
+    if info.get("vocabulary"):
+        v = info["vocabulary"]
+        lines.append(f"Draft vocabulary: {v['size']:,} tokens, covering {v['heldout_answer_coverage']:.1%} of held-out "
+                     "answer tokens.")
+    if held:
+        lines.append(f"Held-out mean accepted length τ **{held['tau']:.2f}** ({held['setting']}).")
+    if info.get("heldout", {}).get("top1_agreement_by_depth"):
+        acc = info["heldout"]["top1_agreement_by_depth"]
+        lines.append("Held-out top-1 agreement with the target by depth (training-time test): "
+                     + ", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(acc)) + ".")
+    elif info.get("heldout", {}).get("top1_agreement"):
+        lines.append(f"Held-out top-1 agreement with the target (true features): {info['heldout']['top1_agreement']:.2f}.")
+    st.markdown(" ".join(lines))
+    if info.get("losses"):
+        st.plotly_chart(loss_figure(info), width="stretch")
     with st.expander("The manifest"):
         st.json(info, expanded=False)

@@ -8,11 +8,12 @@ from decoding_core.decoders import AutoregressiveDecoder, forward
 from decoding_core.draft import DRAFT_DIR, load_draft
 from decoding_core.models import ModelLoadError
 from decoding_core.processors import SamplingSettings, apply_processors, build_processors
-from decoding_core.speculative import (SpeculativeDecoder, expected_speedup, expected_tokens_per_step, verify_sample,
+from decoding_core.speculative import (SpeculativeDecoder, auto_chain, expected_speedup, expected_tokens_per_step, verify_sample,
                                        verify_topk)
 from ui import params
 from ui.controls import sampling_controls, stepper
 from ui.lab import fingerprint, need_prompt
+from viz.eagle import sizing_figure
 from viz.speculative import draft_rows, drift_figure, origin_html, residual_figure, sweep_figure
 
 lab = st.session_state["lab"]
@@ -29,10 +30,17 @@ def cached_draft(_target, target_key, source):
     return load_draft(_target, source)
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def cached_auto_n(_target, _draft, target_key, source):
+    """The N chosen for this device (measured once per model and draft)."""
+    return auto_chain(_target, _draft, source)
+
+
 p = params.init_widget
 p("draft_source", "embedded", str, choices=["embedded", "prompt-lookup", "model"])
 p("draft_model", "", str)
 p("n_draft", 4, int, lo=1, hi=12)
+p("n_auto", True, bool)
 p("rule", "greedy", str, choices=["greedy", "topk", "sample"])
 p("verify_k", 3, int, lo=1, hi=50)
 p("target_sample", False, bool)
@@ -47,7 +55,12 @@ with st.container(border=True):
     if ss.draft_source == "model":
         c1.text_input("Draft model (hub id or folder)", key="draft_model",
                       help="Must use exactly the target's tokenizer.")
-    c2.slider("Draft length N", 1, 12, key="n_draft")
+    n_auto = ss.n_auto and ss.draft_source == "embedded"
+    c2.slider("Draft length N", 1, 12, key="n_draft", disabled=n_auto)
+    c2.toggle("Size N for this device", key="n_auto", disabled=ss.draft_source != "embedded",
+              help="For the shipped draft: the N that maximises expected tokens/s HERE, from the draft's held-out "
+                   "mean accepted length for each N (its manifest) and the cost of N draft steps plus a verify pass "
+                   "of N + 1 tokens measured on this machine.")
     c3.radio("Verification rule", ["greedy", "topk", "sample"], key="rule", horizontal=True,
              format_func={"greedy": "greedy match", "topk": "top-K (notes)", "sample": "rejection sampling"}.get,
              help="greedy match: accept while the draft equals the target's argmax (output = target greedy). "
@@ -63,7 +76,7 @@ with st.container(border=True):
             settings = sampling_controls(prefix="spec_", show_rep=True)
     else:
         settings = SamplingSettings()
-params.sync(["draft_source", "draft_model", "n_draft", "rule", "verify_k", "target_sample", "spec_max_new"])
+params.sync(["draft_source", "draft_model", "n_draft", "n_auto", "rule", "verify_k", "target_sample", "spec_max_new"])
 
 source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
 if ss.draft_source == "model" and not source:
@@ -72,7 +85,12 @@ if ss.draft_source == "model" and not source:
 try:
     with st.spinner(f"Loading the draft ({source})…"):
         draft = cached_draft(lm, (lm.name, str(lm.device), str(lm.dtype)), source)
-    decoder_args = dict(n_draft=ss.n_draft, rule=ss.rule, verify_k=ss.verify_k, settings=settings,
+    n_choice = None
+    if n_auto:
+        with st.spinner("Measuring what a draft step and a verify pass cost on this device (once)…"):
+            n_choice = cached_auto_n(lm, draft, (lm.name, str(lm.device), str(lm.dtype)), source)
+    decoder_args = dict(n_draft=n_choice["n_draft"] if n_choice else ss.n_draft, rule=ss.rule, verify_k=ss.verify_k,
+                        settings=settings,
                         max_new_tokens=ss.spec_max_new, seed=lab.seed, target_sample=ss.target_sample,
                         backend=lab.backend)
     SpeculativeDecoder(lm, draft, **decoder_args)  # validate now
@@ -80,6 +98,15 @@ except (ModelLoadError, ValueError) as exc:
     st.error(f"{exc}")
     st.caption("The rest of the app keeps working; prompt lookup needs no draft model.")
     st.stop()
+if n_choice and n_choice.get("reason") == "measured":
+    with st.expander(f"Sized for this device: N = {n_choice['n_draft']} (held-out τ {n_choice['tau']:.2f}, expected "
+                     f"{n_choice['tokens_per_s']:.1f} tokens/s). How it was chosen"):
+        st.markdown("Left: one target forward over T tokens, measured now on this machine (a verify pass of N drafts "
+                    "reads N + 1 tokens). Right: the draft's held-out mean accepted length for each N divided by the "
+                    f"cost of N draft steps ({1000 * n_choice['draft_step_s']:.1f} ms each here) plus that verify pass.")
+        st.plotly_chart(sizing_figure(n_choice, "chain"), width="stretch")
+elif n_choice:
+    st.caption(f"N = {n_choice['n_draft']}: {n_choice['reason']}.")
 
 
 def plain_baseline(n_tokens: int):

@@ -59,12 +59,77 @@ def mask_figure(step, selected: int | None = None) -> go.Figure:
 
 
 def loss_figure(manifest: dict) -> go.Figure:
+    """Training curves from a head manifest: EAGLE-1 (feature loss, token loss, top-1) or EAGLE-3 (the
+    weighted training-time-test loss and the top-1 agreement at every unrolled depth)."""
     cols = manifest["losses"]["columns"]
     rows = manifest["losses"]["rows"]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("feature loss (SmoothL1)", "token loss (soft CE)",
-                                                         "top-1 agreement (train batch)"))
-    for k, name in enumerate(cols[1:], start=1):
-        fig.add_scatter(x=[r[0] for r in rows], y=[r[k] for r in rows], mode="lines", name=name, row=1, col=k)
-    fig.update_layout(height=260, showlegend=False, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white")
+    steps = [r[0] for r in rows]
+    if "reg" in cols:
+        fig = make_subplots(rows=1, cols=3, subplot_titles=("feature loss (SmoothL1)", "token loss (soft CE)",
+                                                             "top-1 agreement (train batch)"))
+        for k, name in enumerate(cols[1:], start=1):
+            fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", name=name, row=1, col=k)
+        fig.update_layout(showlegend=False)
+    else:
+        fig = make_subplots(rows=1, cols=2, subplot_titles=("training-time-test loss (weighted soft CE)",
+                                                             "top-1 agreement by depth (train batch)"))
+        fig.add_scatter(x=steps, y=[r[1] for r in rows], mode="lines", name="loss", row=1, col=1)
+        for k, name in enumerate(cols[2:], start=2):
+            fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", name=name.replace("top1_", ""), row=1, col=2)
+    fig.update_layout(height=280, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white", font=dict(size=13))
     fig.update_xaxes(title_text="step")
+    return fig
+
+
+def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
+    """Left: the measured cost of one target forward over T tokens (a verify pass) on this device. Right:
+    expected tokens/s for each draft size (held-out tau / (draft + verify cost)), the chosen size marked.
+    ``choice``: what sizing.choose_tree / choose_chain were given and chose (eagle.auto_tree,
+    speculative.auto_chain)."""
+    verify = choice["verify_s"]
+    ts = sorted(verify)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14,
+                        subplot_titles=("Cost of one target forward over T tokens (measured here)",
+                                        "Expected tokens/s by draft size (tau ÷ step cost)"))
+    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[t] for t in ts], mode="lines+markers", name="verify pass",
+                             line=dict(color="#3b5bdb"), hovertemplate="T = %{x}: %{y:.0f} ms<extra></extra>"),
+                  row=1, col=1)
+    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[1] * t for t in ts], mode="lines", name="T separate forwards",
+                             line=dict(color="#adb5bd", dash="dot"), hovertemplate="%{y:.0f} ms<extra></extra>"),
+                  row=1, col=1)
+    rates = choice["rates"]
+    if kind == "tree":
+        chosen = (choice["total_tokens"], choice["depth"])
+        for d in sorted({d for _, d in rates}):
+            xs = sorted(t for t, dd in rates if dd == d)
+            fig.add_trace(go.Scatter(x=xs, y=[rates[(t, d)] for t in xs], mode="lines+markers", name=f"depth {d}",
+                                     hovertemplate=f"depth {d}, %{{x}} tokens: %{{y:.1f}} tok/s<extra></extra>"),
+                          row=1, col=2)
+        fig.add_trace(go.Scatter(x=[chosen[0]], y=[rates[chosen]], mode="markers", name="chosen",
+                                 marker=dict(size=16, symbol="star", color="#e8590c")), row=1, col=2)
+        fig.update_xaxes(title_text="tree size (tokens verified)", row=1, col=2)
+    else:
+        ns = sorted(rates)
+        fig.add_trace(go.Scatter(x=ns, y=[rates[n] for n in ns], mode="lines+markers", name="chain",
+                                 hovertemplate="N = %{x}: %{y:.1f} tok/s<extra></extra>"), row=1, col=2)
+        fig.add_trace(go.Scatter(x=[choice["n_draft"]], y=[rates[choice["n_draft"]]], mode="markers", name="chosen",
+                                 marker=dict(size=16, symbol="star", color="#e8590c")), row=1, col=2)
+        fig.update_xaxes(title_text="draft length N", row=1, col=2)
+    fig.update_xaxes(title_text="T (new tokens in the forward)", row=1, col=1)
+    fig.update_yaxes(title_text="ms", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="expected tokens/s", row=1, col=2)
+    fig.update_layout(height=380, margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.25),
+                      font=dict(size=14))
+    return fig
+
+
+def depth_figure(by_method: dict[str, list[float]]) -> go.Figure:
+    """Acceptance per depth: the share of verify steps whose accepted path reaches depth d."""
+    fig = go.Figure()
+    for name, rates in by_method.items():
+        fig.add_trace(go.Bar(x=list(range(1, len(rates) + 1)), y=rates, name=name,
+                             hovertemplate="depth %{x}: %{y:.0%}<extra></extra>"))
+    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10), font=dict(size=14),
+                      title="Acceptance per depth: share of steps whose accepted path reaches depth d",
+                      xaxis_title="depth d", yaxis=dict(title="share of steps", tickformat=".0%", range=[0, 1]))
     return fig

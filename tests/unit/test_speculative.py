@@ -178,3 +178,46 @@ def test_theory_curves():
     assert expected_tokens_per_step(1.0, 4) == 5.0
     assert expected_tokens_per_step(0.5, 2) == pytest.approx(1.75)
     assert expected_speedup(0.5, 2, 0.25) == pytest.approx(1.75 / 1.5)
+
+
+@pytest.mark.parametrize("q_row", [[0.0, 0.0, 0.5, 0.5], [0.9, 0.0, 0.0, 0.1]])
+def test_rejection_sampling_is_lossless_with_a_reduced_draft_vocabulary(q_row):
+    """q is zero outside the draft vocabulary (here 2 of 4 tokens) where p has mass: the residual
+    max(0, p - q) keeps those tokens, so the output is still distributed as p."""
+    p = P[:2]
+    counts = first_token_histogram(p, torch.tensor([q_row]), 8000, seed=4)
+    _, _, pval = chi_square(counts.numpy(), p[0].numpy())
+    assert pval > 0.001
+
+
+def test_reduced_vocabulary_draft(pair):
+    """A draft restricted to 30 of its 50 tokens: proposals stay inside them, greedy output equals the
+    target's greedy output, q is zero outside, and sampled output is distributed as the target's."""
+    from decoding_core.draft import with_draft_vocab
+
+    target, draft = pair
+    d2t = torch.arange(0, 50, 5).tolist() + list(range(20, 40))
+    small = with_draft_vocab(draft, torch.tensor(sorted(set(d2t))))
+    for prompt in ([1, 5, 9], [1, 22, 23, 24, 22, 23]):
+        ref = greedy_decoder(target, 20, stop_at_eos=False).start(prompt).run().tokens
+        dec = SpeculativeDecoder(target, small, 4, "greedy", max_new_tokens=20, stop_at_eos=False).start(prompt)
+        assert dec.run().tokens == ref
+        assert {d.token_id for s in dec.history for d in s.drafts} <= set(d2t)
+    dec = SpeculativeDecoder(target, small, 3, "sample", max_new_tokens=8).start([1, 5, 9])
+    ys, q = dec._propose(3)
+    outside = torch.ones(50, dtype=torch.bool)
+    outside[small.draft_vocab] = False
+    assert float(q[:, outside].abs().max()) == 0.0 and torch.allclose(q.sum(-1), torch.ones(3))
+    # lossless: the first token after [1, 5, 9] (one reduced-vocabulary draft, accepted or corrected) against the
+    # target's own distribution
+    with torch.no_grad():
+        p0 = torch.softmax(target.model(input_ids=torch.tensor([[1, 5, 9]])).logits[0, -1].float(), -1)
+    counts = torch.zeros(50)
+    for seed in range(1500):
+        out = SpeculativeDecoder(target, small, 1, "sample", max_new_tokens=2, seed=seed, stop_at_eos=False)
+        counts[out.start([1, 5, 9]).run().tokens[0]] += 1
+    keep = p0 > 0.01
+    obs = torch.cat([counts[keep], counts[~keep].sum(0, keepdim=True)])
+    exp = torch.cat([p0[keep], p0[~keep].sum(0, keepdim=True)])
+    _, _, pval = chi_square(obs.numpy(), exp.numpy())
+    assert pval > 0.001
