@@ -1,6 +1,6 @@
 """Decoding Lab's engine: models, logits processors, samplers and step-wise decoders.
 
-Imports torch and transformers, never streamlit. See DESIGN.md for the decoder contract.
+Imports torch and transformers, never streamlit. See decoders.py for the decoder contract and docs/ALGORITHMS.md for the rules.
 """
 import os
 

@@ -1,7 +1,7 @@
 """Beam search, batched over beams with the KV cache reordered each step, with Freitag & Al-Onaizan
 (2017) pruning and the hybrid "sample a prefix, then beam search".
 
-Two EOS policies (ALGORITHMS.md section 2):
+Two EOS policies (docs/ALGORITHMS.md section 2):
 - "in-beam" (the source notes): a hypothesis ending in EOS stays in the beam; its next-token
   log-probs are -inf everywhere except 0 at EOS, so it keeps its score and keeps competing. The
   candidate set C is the global top-k; stop when every kept hypothesis ends in EOS.

@@ -29,17 +29,18 @@ def draft_config(target_config, layers: int = 2, intermediate: int = 896):
     return cfg
 
 
-def matmul_params(cfg, with_head: bool = True) -> int:
+def matmul_params(cfg, with_head: bool = True, head_rows: int | None = None) -> int:
     """Multiply-adds per token from weights (attention over the context excluded): layers + LM head."""
     h, i = cfg.hidden_size, cfg.intermediate_size
     kv = (getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads) * (
         getattr(cfg, "head_dim", None) or h // cfg.num_attention_heads)
     per_layer = 2 * h * h + 2 * h * kv + 3 * h * i
-    return cfg.num_hidden_layers * per_layer + (cfg.vocab_size * h if with_head else 0)
+    return cfg.num_hidden_layers * per_layer + ((head_rows or cfg.vocab_size) * h if with_head else 0)
 
 
-def draft_cost_ratio(draft_cfg, target_cfg) -> float:
-    return matmul_params(draft_cfg) / matmul_params(target_cfg)
+def draft_cost_ratio(draft_cfg, target_cfg, head_rows: int | None = None) -> float:
+    """Multiply-adds per token of the draft over the target's; ``head_rows``: a reduced draft vocabulary."""
+    return matmul_params(draft_cfg, head_rows=head_rows) / matmul_params(target_cfg)
 
 
 def init_draft_from_target(target: torch.nn.Module, cfg) -> torch.nn.Module:

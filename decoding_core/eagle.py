@@ -308,8 +308,13 @@ class EagleDecoder(DraftVerifyDecoder):
         mask = tree_verify_mask(tree.parents, prefix, self.lm.dtype, self.lm.device)
         logits, hidden = self._target(ids, position_ids=pos, attention_mask=mask)
         ctx = self.context
-        node_ctx = self._node_contexts(tree, ctx)
-        if self.sampling:
+        node_ctx = self._node_contexts(tree, ctx) if self.processors else None
+        if not self.processors and not self.sampling:  # plain greedy: one argmax over every node at once
+            target_next = logits.argmax(-1).tolist()
+            path = accept_greedy(tree, target_next)
+            nxt = target_next[path[-1]]
+        elif self.sampling:
+            node_ctx = node_ctx or [ctx] * len(tree.tokens)
             probs = torch.stack([torch.softmax(apply_processors(self.processors, torch.tensor([c], device=logits.device),
                                                                 logits[i:i + 1]).float(), -1)[0]
                                  for i, c in enumerate(node_ctx)])

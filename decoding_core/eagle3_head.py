@@ -151,11 +151,13 @@ def eagle3_config(target_config) -> dict:
     return {k: getattr(target_config, k) for k in keys if getattr(target_config, k, None) is not None}
 
 
-def save_eagle3(head: Eagle3Head, folder: Path) -> str:
+def save_eagle3(head: Eagle3Head, folder: Path, dtype: torch.dtype | None = None) -> str:
+    """Weights (in ``dtype`` if given; d2t stays integer) and config.json; returns the weights' sha256."""
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().contiguous() for k, v in head.state_dict().items() if not k.startswith("rotary.")}
+    state = {k: (v.to(dtype) if dtype is not None and v.is_floating_point() else v).detach().cpu().contiguous()
+             for k, v in head.state_dict().items() if not k.startswith("rotary.")}
     save_file(state, str(folder / "model.safetensors"))
     cfg = {**eagle3_config(head.config), "architecture": "Eagle3Head", "feature_layers": list(head.feature_layers),
            "draft_vocab_size": int(head.d2t.numel())}

@@ -178,6 +178,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     def _probs(self, logits: torch.Tensor, contexts: list[list[int]]) -> torch.Tensor:
         """Processed probabilities, one row per position, each with its own context (repetition
         penalty sees the drafts before it)."""
+        if not self.processors:  # nothing to apply: one softmax over every row, no context tensors
+            return torch.softmax(logits.float(), dim=-1)
         rows = []
         for row, ctx in zip(logits, contexts):
             ids = torch.tensor([ctx], device=row.device)

@@ -6,10 +6,17 @@ predict the target's own greedy answers (scripts/make_corpus.py). Checkpoints go
 --ckpt-every steps and a rerun resumes from there; the asset and its manifest go to --out.
 
     python scripts/train_draft.py --corpus data/corpus.jsonl --out assets/draft --epochs 2
+
+Reduced vocabulary (EAGLE-3 style): with --vocab (a JSON {"d2t": [...]}, e.g. runs/eagle3/vocab.json) the
+draft's logits cover only those tokens (its LM head is the target's rows for them), the hard labels are the
+target's greedy tokens that fall inside, and --features (a feature store written by train_eagle3.py, e.g.
+runs/eagle3/features) gives soft labels over the same tokens; --init-from warm-starts from a draft asset.
+The asset then carries vocab.safetensors (d2t), which load_embedded_draft applies.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 
@@ -24,20 +31,47 @@ from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from
 from decoding_core.models import load_model
 
 
+def w_d_vocab_size(draft) -> int:
+    return draft.config.vocab_size
+
+
+def t2d_of(d2t: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """Target id -> draft index (-1 outside the draft vocabulary)."""
+    t2d = torch.full((vocab_size,), -1, dtype=torch.long)
+    t2d[d2t] = torch.arange(len(d2t))
+    return t2d
+
+
+def draft_logits(draft, ids, mask, w_d=None):
+    """Logits [B, L, V] over the full vocabulary, or [B, L, V_d] over the draft vocabulary (w_d: its LM-head rows)."""
+    if w_d is None:
+        return draft(input_ids=ids, attention_mask=mask.long()).logits
+    return draft.model(input_ids=ids, attention_mask=mask.long()).last_hidden_state @ w_d.t()
+
+
 @torch.no_grad()
-def evaluate(draft, seqs, pad, batch_tokens=4096):
+def evaluate(draft, seqs, pad, batch_tokens=4096, w_d=None, d2t=None):
     """Held-out next-token loss and top-1 agreement with the target's own (greedy) next token, over
-    answer tokens: a direct estimate of the greedy acceptance rate alpha."""
+    answer tokens: a direct estimate of the greedy acceptance rate alpha. With a draft vocabulary the loss
+    counts in-vocabulary targets and out-of-vocabulary targets count as misses."""
     draft.eval()
-    tot_loss, tot_ok, n = 0.0, 0, 0
+    tot_loss, tot_ok, n, n_in = 0.0, 0, 0, 0
     for ids, mask, answer in batches(seqs, batch_tokens, random.Random(0), pad):
-        logits = draft(input_ids=ids, attention_mask=mask.long()).logits[:, :-1].float()
+        logits = draft_logits(draft, ids, mask, w_d)[:, :-1].float()
         tgt, m = ids[:, 1:], answer[:, 1:]
-        tot_loss += float(F.cross_entropy(logits[m], tgt[m], reduction="sum"))
-        tot_ok += int((logits.argmax(-1)[m] == tgt[m]).sum())
+        if d2t is None:
+            tot_loss += float(F.cross_entropy(logits[m], tgt[m], reduction="sum"))
+            tot_ok += int((logits.argmax(-1)[m] == tgt[m]).sum())
+            n_in += int(m.sum())
+        else:
+            td = t2d_of(d2t, w_d_vocab_size(draft))[tgt[m]]
+            inside = td >= 0
+            tot_loss += float(F.cross_entropy(logits[m][inside], td[inside], reduction="sum"))
+            tot_ok += int((d2t[logits[m].argmax(-1)] == tgt[m]).sum())
+            n_in += int(inside.sum())
         n += int(m.sum())
     draft.train()
-    return tot_loss / max(n, 1), tot_ok / max(n, 1)
+    return tot_loss / max(n_in, 1), tot_ok / max(n, 1)
 
 
 def main(argv=None):
@@ -59,6 +93,9 @@ def main(argv=None):
     ap.add_argument("--distill", default=None, help="target features cached by train_eagle.py (runs/eagle/features.pt): "
                     "adds soft-label distillation against the target's full distribution lm_head(f)")
     ap.add_argument("--w-soft", type=float, default=1.0)
+    ap.add_argument("--vocab", default=None, help='draft vocabulary: a JSON file {"d2t": [target ids]}')
+    ap.add_argument("--features", default=None, help="a feature store of train_eagle3.py (soft labels over --vocab)")
+    ap.add_argument("--init-from", default=None, help="warm-start from a draft asset folder (draft.safetensors)")
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -70,7 +107,16 @@ def main(argv=None):
     pad = target.eos_ids[0]
     cfg = draft_config(target.model.config, args.layers, args.intermediate)
     draft = init_draft_from_target(target.model, cfg)
+    if args.init_from:
+        from safetensors.torch import load_file
+
+        draft.load_state_dict(load_file(str(ROOT / args.init_from / "draft.safetensors")), strict=False)
     draft.model.embed_tokens.weight.requires_grad_(False)
+    d2t = w_d = t2d = None
+    if args.vocab:
+        d2t = torch.tensor(json.loads((ROOT / args.vocab).read_text())["d2t"])
+        w_d = target.model.get_output_embeddings().weight[d2t].detach().clone()
+        t2d = t2d_of(d2t, cfg.vocab_size)
     params = [p for n, p in draft.named_parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0)
     train = load_corpus(args.corpus, "train", args.seq_len)
@@ -82,7 +128,17 @@ def main(argv=None):
         f"{draft_cost_ratio(cfg, target.model.config):.3f}; {len(train)} train / {len(held)} held-out sequences, "
         f"{n_tokens} train tokens; {total} steps")
 
-    soft_feats = None
+    soft_feats = store = None
+    if args.features:
+        from train_eagle3 import FeatureStore, gather
+
+        h = cfg.hidden_size
+        store = FeatureStore(ROOT / args.features, {"last": (h, "float16")})
+        missing = sum(not store.has(s) for s, _ in train)
+        if missing:
+            raise SystemExit(f"{args.features} lacks features for {missing} training sequences: run train_eagle3.py "
+                             "on the same corpus and --seq-len first")
+        log(f"soft labels over the draft vocabulary from {args.features}, weight {args.w_soft}")
     if args.distill:
         cached = load_checkpoint(ROOT / args.distill)
         if not cached or len(cached["train"]) != len(train):
@@ -102,10 +158,20 @@ def main(argv=None):
                 break
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, total, args.lr, args.warmup)
-            logits = draft(input_ids=ids, attention_mask=mask.long()).logits[:, :-1]
+            logits = draft_logits(draft, ids, mask, w_d)[:, :-1]
             m = answer[:, 1:]
-            loss = F.cross_entropy(logits[m].float(), ids[:, 1:][m])
-            if soft_feats is not None:  # the target's distribution at the same positions: lm_head(f_i)
+            if t2d is None:
+                loss = F.cross_entropy(logits[m].float(), ids[:, 1:][m])
+            else:  # hard labels: the target's greedy tokens inside the draft vocabulary
+                td = t2d[ids[:, 1:][m]]
+                loss = F.cross_entropy(logits[m].float()[td >= 0], td[td >= 0])
+            if store is not None:  # soft labels: the target's distribution over the draft vocabulary
+                last = gather(store, train, index, ids.shape[1], "last", cfg.hidden_size)
+                with torch.no_grad():
+                    p_target = torch.softmax(last[:, :-1][m] @ w_d.t(), dim=-1)
+                soft = -(p_target * torch.log_softmax(logits[m].float(), dim=-1)).sum(-1).mean()
+                loss = loss + args.w_soft * soft
+            elif soft_feats is not None:  # the target's distribution at the same positions: lm_head(f_i)
                 f = torch.zeros(ids.shape[0], ids.shape[1], soft_feats[0].shape[-1])
                 for r, k in enumerate(index):
                     f[r, : soft_feats[k].shape[0]] = soft_feats[k].float()
@@ -128,16 +194,27 @@ def main(argv=None):
                                 wall_s=wall0 + time.perf_counter() - t0)
         epoch += 1
     wall = wall0 + time.perf_counter() - t0
-    held_loss, held_acc = evaluate(draft, held, pad)
+    held_loss, held_acc = evaluate(draft, held, pad, w_d=w_d, d2t=d2t)
     log(f"held-out: loss {held_loss:.4f}, top-1 agreement with the target {held_acc:.3f}")
     digest = save_draft(draft, out)
+    vocab_info = {}
+    if d2t is not None:
+        from safetensors.torch import save_file
+
+        from decoding_core.draft import sha256
+
+        save_file({"d2t": d2t.long()}, str(out / "vocab.safetensors"))
+        cov = json.loads((ROOT / args.vocab).read_text()).get("coverage", {})
+        vocab_info = {"vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": cov, "from": args.vocab,
+                                     "note": "the draft's logits cover only these tokens (trained so)"}}
     write_manifest(out, {
         "what": "Speculative draft for the embedded SmolLM2-135M-Instruct: a 2-layer Llama (the target's hidden size, "
                 "narrower MLP) sharing the target's frozen tied embedding / LM head, which are not stored here.",
         "architecture": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size,
                          "intermediate": cfg.intermediate_size, "init": "target layers 0 and 15 (MLP sliced)",
                          "params_stored": sum(v.numel() for v in trainable_state(draft).values()),
-                         "cost_ratio_multiply_adds": round(draft_cost_ratio(cfg, target.model.config), 4)},
+                         "cost_ratio_multiply_adds": round(draft_cost_ratio(cfg, target.model.config,
+                                                                            len(d2t) if d2t is not None else None), 4)},
         "command": command_line(),
         "commands": commands,
         "git_commit": git_commit(),
@@ -149,7 +226,9 @@ def main(argv=None):
                      "distribution (distillation)" if args.distill else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads()},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
         "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},
-        "sha256": {"draft.safetensors": digest},
+        "sha256": {"draft.safetensors": digest,
+                   **({"vocab.safetensors": sha256(out / "vocab.safetensors")} if d2t is not None else {})},
+        **vocab_info,
     })
     log(f"wrote {out}/draft.safetensors ({(out / 'draft.safetensors').stat().st_size / 1e6:.1f} MB) and manifest.json")
 

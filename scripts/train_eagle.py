@@ -1,4 +1,4 @@
-"""Train the EAGLE draft head for the embedded SmolLM2-135M-Instruct (ALGORITHMS.md section 4.2).
+"""Train the EAGLE draft head for the embedded SmolLM2-135M-Instruct (docs/ALGORITHMS.md section 4.2).
 
 Target features (last hidden state after the final norm) are computed ONCE on the self-distillation
 corpus (scripts/make_corpus.py) and cached in --work. The head learns f_{i+1} from

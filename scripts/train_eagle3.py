@@ -276,11 +276,11 @@ def main(argv=None):
             torch.nn.utils.clip_grad_norm_(params, 0.5)
             opt.step()
             step += 1
-            curve.append([step, round(float(loss), 4)] + [round(a, 4) for a in accs])
+            curve.append([step, round(loss.item(), 4)] + [round(a, 4) for a in accs])
             el = wall0 + time.perf_counter() - t0
             if step % 5 == 0 or step == total:
                 per_step = (time.perf_counter() - t0) / (step - first_step)
-                log(f"step {step}/{total} loss {float(loss):.4f} top1 by depth {' '.join(f'{a:.3f}' for a in accs)} "
+                log(f"step {step}/{total} loss {loss.item():.4f} top1 by depth {' '.join(f'{a:.3f}' for a in accs)} "
                     f"{el:.0f}s, ETA {(total - step) * per_step / 60:.1f} min")
             if step % args.ckpt_every == 0 or step == total:
                 save_checkpoint(ckpt_path, model=head.state_dict(), opt=opt.state_dict(), step=step, curve=curve,
@@ -291,9 +291,13 @@ def main(argv=None):
         epoch += 1
         skip = 0
     wall = wall0 + time.perf_counter() - t0
+    log(f"held-out top-1 agreement by depth (float32): {evaluate()}")
+    with torch.no_grad():  # the asset stores bfloat16 (half the bytes): evaluate what it loads as
+        for prm in head.parameters():
+            prm.copy_(prm.to(torch.bfloat16).float())
     held_acc = evaluate()
-    log(f"held-out top-1 agreement by depth: {held_acc}")
-    digest = save_eagle3(head, out)
+    log(f"held-out top-1 agreement by depth with the stored bfloat16 weights: {held_acc}")
+    digest = save_eagle3(head, out, torch.bfloat16)
     write_manifest(out, {
         "what": "EAGLE-3 draft head for the embedded SmolLM2-135M-Instruct: fc(3H->H) over the hidden states entering "
                 f"layers {list(layers)}, one decoder layer over [norm(embed); norm(feature)], final norm and its own LM "

@@ -121,7 +121,7 @@ def step_through():
                 f"forward; **{n_acc} accepted** along the green path, then the target's own **`{step.next_text}`** → "
                 f"{len(step.emitted)} tokens (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
     st.graphviz_chart(tree_dot(step), width="content")
-    st.caption("Each node: its token, its tree index and the head's cumulative confidence q (product of the draft "
+    st.caption("Each node: its token, its tree index and the head's cumulative confidence q as a percentage (product of the draft "
                "probabilities along its path). Green = the accepted path (root included); grey = rejected branches.")
     labels = [f"#{i} {t}" for i, t in enumerate(step.texts)]
     sel = st.selectbox("Select a node to see what it attends to", range(len(labels)), format_func=labels.__getitem__,

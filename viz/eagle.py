@@ -10,6 +10,13 @@ from plotly.subplots import make_subplots
 from viz.sampling import _labels
 
 
+def percent(p: float) -> str:
+    """A probability as a percentage with two significant digits (0.0042 -> '0.42%', 0.37 -> '37%')."""
+    if p <= 0:
+        return "0%"
+    return f"{100 * p:.2g}%" if p < 0.995 else "100%"
+
+
 def tree_dot(step, max_label: int = 14) -> str:
     """Nodes: token text and draft confidence exp(score); the accepted path bold green, the rest dimmed."""
     path = set(step.accepted_path)
@@ -18,10 +25,10 @@ def tree_dot(step, max_label: int = 14) -> str:
              '  edge [arrowsize=0.5];']
     for i, (text, score) in enumerate(zip(step.texts, step.scores)):
         on = i in path
-        fill = "#b2f2bb" if on else "#f1f3f5"
-        color = "#2b8a3e" if on else "#ced4da"
-        font = "#1c2233" if on else "#868e96"
-        sub = "root" if i == 0 else f"q={math.exp(score):.2f}"
+        fill = "#b2f2bb" if on else "#e9ecef"
+        color = "#2b8a3e" if on else "#868e96"
+        font = "#1c2233" if on else "#343a40"
+        sub = "root" if i == 0 else f"q={percent(math.exp(score))}"
         label = html.escape(text[:max_label])
         lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="7">#{i} {sub}</FONT>>, fillcolor="{fill}", '
                      f'color="{color}", fontcolor="{font}", penwidth="{2.5 if on else 1}"];')

@@ -29,3 +29,33 @@ def test_static_tree_and_comparison():
     assert table["same text as plain"].all()
     assert len(table) == 3
     assert not at.exception
+
+
+def test_both_heads_step_and_size_for_the_device():
+    """EAGLE-1 and EAGLE-3 both draft, verify and explain themselves; the device-aware size is shown with
+    the measured cost curve; a fixed size turns the sliders back on."""
+    from decoding_core.eagle import default_head
+
+    at = open_app(PAGE, {"eagle_head": "eagle1"})
+    assert at.radio(key="eagle_head").value == "eagle1"
+    at.button(key="eagle_step").click().run()
+    at.button(key="eagle_step").click().run()
+    assert len(at.get("graphviz_chart")) == 1
+    assert any("EAGLE-3 changes three things" in m.value for m in at.markdown)
+    if default_head() == "eagle3":
+        at.radio(key="eagle_head").set_value("eagle3").run()
+        at.button(key="eagle_step").click().run()
+        at.button(key="eagle_step").click().run()
+        assert len(at.get("graphviz_chart")) == 1
+        assert any("Draft vocabulary" in m.value for m in at.markdown)
+        assert any("Sized for this device" in c.value for c in at.caption)
+        assert any(h.value == "Choosing the tree size for this device" for h in at.header)
+    at.toggle(key="tree_auto").set_value(False).run()
+    assert not at.slider(key="total_tokens").disabled
+    assert not at.exception
+
+
+def test_a_bad_head_in_the_link_is_ignored_with_a_warning():
+    at = open_app(PAGE, {"eagle_head": "eagle9"})
+    assert any("eagle_head" in w.value for w in at.warning)
+    assert not at.exception

@@ -124,3 +124,14 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     ref = greedy_decoder(embedded, 12).start(ids).run().tokens
     for tree in ("static", "dynamic"):
         assert EagleDecoder(embedded, head, tree, 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref
+    # the speculative draft retrained on the same draft vocabulary and soft labels, warm-started from the shipped one
+    dout = tmp_path / "draft"
+    script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(dout), "--work", str(tmp_path / "dwork"),
+           "--max-steps", "2", "--batch-tokens", "256", "--seq-len", "384", "--vocab", str(work / "vocab.json"),
+           "--features", str(work / "features"), "--init-from", "assets/draft")
+    manifest = json.loads((dout / "manifest.json").read_text())
+    assert manifest["vocabulary"]["size"] == 512 and manifest["sha256"]["vocab.safetensors"]
+    assert manifest["architecture"]["cost_ratio_multiply_adds"] < 0.05
+    draft = load_embedded_draft(embedded, dout)
+    assert draft.draft_vocab is not None and draft.draft_vocab.numel() == 512
+    assert SpeculativeDecoder(embedded, draft, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
