@@ -428,9 +428,14 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
     plus ``depth`` head levels (decoding_core/sizing.py). Returns the choice and what it was chosen from."""
     from .sizing import choose_tree, forward_costs, head_level_cost
 
-    table = tau_table(head_manifest(kind))
+    manifest = head_manifest(kind)
+    table = tau_table(manifest)
     if not table:
         return {"total_tokens": 32, "depth": 5, "reason": "no tau table in the head's manifest: the reference size"}
+    measured_k = manifest.get("tau_by_size", {}).get("top_k")
+    if measured_k is not None and measured_k != top_k:
+        return {"total_tokens": 32, "depth": 5,
+                "reason": f"the head's tau table was measured with top-k {measured_k}, not {top_k}: the reference size"}
     verify = forward_costs(target)
     level = head_level_cost(target, head, top_k)
     (total, depth), rates = choose_tree(table, verify, level)

@@ -207,7 +207,11 @@ def load_eagle3(target: LoadedModel, folder: Path | str = EAGLE3_DIR) -> Eagle3H
         raise ModelLoadError(f"{weights.name} has no valid draft vocabulary for {target.name}. Rebuild it with "
                              f"{REBUILD_EAGLE3}.")
     head = build_eagle3(t_cfg, d2t, tuple(raw.get("feature_layers") or ()) or None)
-    missing, unexpected = head.load_state_dict(state, strict=False)
+    try:
+        missing, unexpected = head.load_state_dict(state, strict=False)
+    except RuntimeError as exc:  # a tensor of the wrong shape
+        raise ModelLoadError(f"{weights.name} does not fit the EAGLE-3 architecture for {target.name} "
+                             f"({str(exc).splitlines()[0][:200]}). Rebuild it with {REBUILD_EAGLE3}.") from exc
     missing = [m for m in missing if not m.startswith("rotary.")]
     if missing or unexpected:
         raise ModelLoadError(f"{weights.name} does not fit the EAGLE-3 architecture (missing {missing[:2]}, "

@@ -31,7 +31,8 @@ def packing_available() -> bool:
     if not torch.backends.mkldnn.is_available():
         return False
     try:
-        w, x = torch.randn(8, 4), torch.randn(3, 4)
+        gen = torch.Generator().manual_seed(0)
+        w, x = torch.randn(8, 4, generator=gen), torch.randn(3, 4, generator=gen)
         p = torch.ops.mkldnn._reorder_linear_weight(w, PACK_ROWS)
         y = torch.ops.mkldnn._linear_pointwise(x, p, None, "none", [], "")
         return bool(torch.allclose(y, x @ w.t(), atol=1e-5))
@@ -55,13 +56,18 @@ class PackedLinear(torch.nn.Linear):
     def _repack(self) -> None:
         with torch.no_grad():
             self._packed = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach().contiguous(), PACK_ROWS)
-        self._packed_version = self.weight._version
+        self._packed_of = self._weight_state()
+
+    def _weight_state(self) -> tuple:
+        """What identifies the weight's values: the tensor, its storage and its in-place version counter."""
+        w = self.weight
+        return id(w), w.data_ptr(), w._version
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if (torch.compiler.is_compiling() or (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
                 or x.dtype != torch.float32 or x.device.type != "cpu"):
             return F.linear(x, self.weight, self.bias)
-        if self.weight._version != self._packed_version:
+        if self._weight_state() != self._packed_of:  # changed in place, reassigned or moved: pack again
             self._repack()
         return torch.ops.mkldnn._linear_pointwise(x, self._packed, self.bias, "none", [], "")
 

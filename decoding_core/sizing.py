@@ -75,10 +75,13 @@ def _sync(dev: torch.device) -> None:
 
 @torch.inference_mode()
 def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, rounds: int = 5) -> float:
-    """Seconds for one draft-model step (one token after a ``prefix``-token cache)."""
+    """Seconds for one draft-model step (one token after a ``prefix``-token cache, its distribution q
+    included), through the draft's reduced vocabulary when it has one."""
     from transformers import DynamicCache
 
-    key = _key(draft, f"draft-step-{prefix}")
+    from .speculative import draft_next_logits
+
+    key = _key(draft, f"draft-step-{prefix}-{None if draft.draft_vocab is None else draft.draft_vocab.numel()}")
     with _lock:
         if key in _costs:
             return _costs[key][1]
@@ -88,7 +91,8 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
     times = []
     for _ in range(rounds + 1):
         t0 = time.perf_counter()
-        draft.model(input_ids=ids[:, prefix:], cache=cache, use_cache=True, logits_to_keep=1)
+        logits = draft_next_logits(draft, ids[:, prefix:], cache, lm.vocab_size)
+        torch.softmax(logits.float(), -1).argmax()
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
     out = statistics.median(times[1:])

@@ -110,6 +110,20 @@ def prompt_lookup(context: list[int], n: int, max_ngram: int = 3) -> list[int]:
     return []
 
 
+@torch.inference_mode()
+def draft_next_logits(draft: LoadedModel, ids: torch.Tensor, cache, vocab_size: int) -> torch.Tensor:
+    """The draft's next-token logits [V] over the TARGET's vocabulary (``vocab_size``) after feeding ids
+    [1, L] into ``cache``. A reduced-vocabulary draft computes logits for its V_d tokens only; every other
+    token gets -inf, so q is exactly zero outside V_d (lossless rejection sampling stays exact: the
+    residual max(0, p - q) keeps those tokens)."""
+    if draft.draft_vocab is None:
+        return forward(draft.model, ids, cache, 1)[0, -1]
+    hidden = draft.model.model(input_ids=ids, cache=cache, use_cache=True).last_hidden_state[0, -1]
+    full = torch.full((vocab_size,), float("-inf"), device=hidden.device)
+    full[draft.draft_vocab] = draft.draft_head(hidden).float()
+    return full
+
+
 @dataclass(frozen=True)
 class DraftToken:
     token_id: int
@@ -186,18 +200,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             rows.append(torch.softmax(apply_processors(self.processors, ids, row.unsqueeze(0)).float(), dim=-1)[0])
         return torch.stack(rows)
 
-    @torch.inference_mode()
     def _draft_logits(self, ids: torch.Tensor) -> torch.Tensor:
-        """The draft's next-token logits [V] over the TARGET's vocabulary after feeding ids [1, L]. A
-        reduced-vocabulary draft computes logits for its V_d tokens only; every other token gets -inf, so q
-        is exactly zero outside V_d (lossless rejection sampling stays exact: p - q keeps those tokens)."""
-        d = self.draft
-        if d.draft_vocab is None:
-            return forward(d.model, ids, self.d_cache, 1)[0, -1]
-        hidden = d.model.model(input_ids=ids, cache=self.d_cache, use_cache=True).last_hidden_state[0, -1]
-        full = torch.full((self.lm.vocab_size,), float("-inf"), device=hidden.device)
-        full[d.draft_vocab] = d.draft_head(hidden).float()
-        return full
+        return draft_next_logits(self.draft, ids, self.d_cache, self.lm.vocab_size)
 
     def _propose(self, n: int) -> tuple[list[int], torch.Tensor | None]:
         """The draft's n tokens and q [n, V] (None for prompt lookup)."""

@@ -97,6 +97,10 @@ def main(argv=None):
     ap.add_argument("--features", default=None, help="a feature store of train_eagle3.py (soft labels over --vocab)")
     ap.add_argument("--init-from", default=None, help="warm-start from a draft asset folder (draft.safetensors)")
     args = ap.parse_args(argv)
+    if args.features and not args.vocab:
+        ap.error("--features gives soft labels over a draft vocabulary: give --vocab too")
+    if args.vocab and args.distill:
+        ap.error("--distill is the full-vocabulary soft label; with --vocab use --features")
     if args.threads:
         torch.set_num_threads(args.threads)
     work, out = ROOT / args.work, ROOT / args.out
@@ -149,11 +153,15 @@ def main(argv=None):
     ckpt_path = work / "ckpt.pt"
     step, curve, wall0, commands = resume(ckpt_path, draft, opt, log, strict=False)
     t0 = time.perf_counter()
+    first_step = step
     draft.train()
     epoch = step // max(1, steps_per_epoch)
+    skip = step - epoch * steps_per_epoch  # batches of this epoch already trained before a resume
     while step < total:
-        for ids, mask, answer, index in batches(train, args.batch_tokens, random.Random(args.seed + epoch), pad,
-                                                with_index=True):
+        for b, (ids, mask, answer, index) in enumerate(batches(train, args.batch_tokens, random.Random(args.seed + epoch),
+                                                                pad, with_index=True)):
+            if b < skip:
+                continue
             if step >= total:
                 break
             for g in opt.param_groups:
@@ -187,12 +195,15 @@ def main(argv=None):
             curve.append([step, round(loss.item(), 4)])
             if step % 10 == 0 or step == total:
                 el = wall0 + time.perf_counter() - t0
-                log(f"step {step}/{total} loss {float(loss):.4f} lr {opt.param_groups[0]['lr']:.2e} {el:.0f}s")
+                per_step = (time.perf_counter() - t0) / (step - first_step)
+                log(f"step {step}/{total} loss {loss.item():.4f} lr {opt.param_groups[0]['lr']:.2e} {el:.0f}s, "
+                    f"ETA {(total - step) * per_step / 60:.1f} min")
             if step % args.ckpt_every == 0:
                 save_checkpoint(ckpt_path, model=trainable_state(draft), opt=opt.state_dict(), step=step, curve=curve,
                                 commands=commands,
                                 wall_s=wall0 + time.perf_counter() - t0)
         epoch += 1
+        skip = 0
     wall = wall0 + time.perf_counter() - t0
     held_loss, held_acc = evaluate(draft, held, pad, w_d=w_d, d2t=d2t)
     log(f"held-out: loss {held_loss:.4f}, top-1 agreement with the target {held_acc:.3f}")

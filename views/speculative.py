@@ -8,7 +8,7 @@ from decoding_core.decoders import AutoregressiveDecoder, forward
 from decoding_core.draft import DRAFT_DIR, load_draft
 from decoding_core.models import ModelLoadError
 from decoding_core.processors import SamplingSettings, apply_processors, build_processors
-from decoding_core.speculative import (SpeculativeDecoder, auto_chain, expected_speedup, expected_tokens_per_step, verify_sample,
+from decoding_core.speculative import (SpeculativeDecoder, auto_chain, draft_next_logits, expected_speedup, expected_tokens_per_step, verify_sample,
                                        verify_topk)
 from ui import params
 from ui.controls import sampling_controls, stepper
@@ -241,7 +241,7 @@ elif t3.button("Measure the drift", type="primary", width="stretch"):
     ids = torch.tensor([prompt_ids], device=lm.device)
     procs = build_processors(settings)
     p_logits = forward(lm.model, ids, DynamicCache(), 1)[0, -1:]
-    q_logits = forward(draft.model, ids, DynamicCache(), 1)[0, -1:]
+    q_logits = draft_next_logits(draft, ids, DynamicCache(), lm.vocab_size)[None]  # as the decoder drafts
     p1 = torch.softmax(apply_processors(procs, ids, p_logits).float(), -1)
     q1 = torch.softmax(apply_processors(procs, ids, q_logits).float(), -1)
     p2 = torch.cat([p1, p1])  # verification needs p_{N+1} too (the bonus row); one draft token here

@@ -41,7 +41,7 @@ def test_both_heads_step_and_size_for_the_device():
     at.button(key="eagle_step").click().run()
     at.button(key="eagle_step").click().run()
     assert len(at.get("graphviz_chart")) == 1
-    assert any("EAGLE-3 changes three things" in m.value for m in at.markdown)
+    assert any("changes three things" in m.value for m in at.markdown)
     if default_head() == "eagle3":
         at.radio(key="eagle_head").set_value("eagle3").run()
         at.button(key="eagle_step").click().run()

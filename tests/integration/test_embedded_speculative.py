@@ -7,7 +7,6 @@ import torch
 from decoding_core.decoders import greedy_decoder
 from decoding_core.draft import load_embedded_draft
 from decoding_core.eagle import EagleDecoder
-from decoding_core.eagle_head import load_embedded_head
 from decoding_core.processors import SamplingSettings
 from decoding_core.speculative import SpeculativeDecoder
 from decoding_core.stats import chi_square
@@ -22,9 +21,14 @@ def draft(embedded):
     return load_embedded_draft(embedded)
 
 
-@pytest.fixture(scope="module")
-def head(embedded):
-    return load_embedded_head(embedded)
+@pytest.fixture(scope="module", params=["eagle1", "eagle3"])
+def head(embedded, request):
+    from decoding_core.eagle import load_head
+    from decoding_core.eagle3_head import EAGLE3_DIR
+
+    if request.param == "eagle3" and not (EAGLE3_DIR / "model.safetensors").exists():
+        pytest.skip("the EAGLE-3 head is not shipped in this checkout")
+    return load_head(embedded, request.param)
 
 
 @pytest.fixture(scope="module")
@@ -74,15 +78,25 @@ def test_rejection_sampling_first_token_matches_target(embedded, draft):
 
 def test_cli_speculative_and_eagle(embedded, greedy_refs):
     for args in (["--strategy", "speculative", "--draft", "embedded", "--n-draft", "4"],
+                 ["--strategy", "speculative", "--draft", "embedded"],  # N auto: sized for this device
                  ["--strategy", "speculative", "--draft", "prompt-lookup"],
-                 ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32"]):
+                 ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
+                 ["--strategy", "eagle", "--head", "eagle1", "--tree", "static"],
+                 ["--strategy", "eagle"]):  # the default head, tree size auto
         proc = run_cli(*args, "--chat", PROMPTS[0], "--max-new-tokens", str(N), "--device", "cpu")
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert out["tokens"] == greedy_refs[PROMPTS[0]]
         m = out["metrics"]
-        assert {"drafted", "accepted", "verify_steps", "acceptance_rate", "mean_accepted_length"} <= set(m)
+        assert {"drafted", "accepted", "verify_steps", "acceptance_rate", "mean_accepted_length", "sizes"} <= set(m)
+        assert m["acceptance_by_depth"] == sorted(m["acceptance_by_depth"], reverse=True)
+        if "--strategy" in args and args[args.index("--strategy") + 1] == "eagle":
+            assert m["sizes"]["head"] in ("eagle1", "eagle3") and m["sizes"]["total_tokens"] >= 2
+        else:
+            assert m["sizes"]["n_draft"] >= 1
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--n-draft", "0")
     assert bad.returncode == 2 and "n-draft" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--draft", "/no/such/draft")
     assert bad.returncode == 2
+    bad = run_cli("--strategy", "eagle", "--prompt", "x", "--total-tokens", "lots")
+    assert bad.returncode == 2 and "integer or auto" in bad.stderr
