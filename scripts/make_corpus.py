@@ -23,6 +23,7 @@ import argparse
 import gzip
 import json
 import random
+import signal
 import sys
 import time
 from pathlib import Path
@@ -33,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_instructions import InstructionBank, clean_self_instruction  # noqa: E402
 
-from decoding_core.models import load_model  # noqa: E402
+from decoding_core.models import EMBEDDED_NAME, load_model  # noqa: E402
 
 
 def write_jsonl_gz(path: Path, rows: list[dict]) -> None:
@@ -169,6 +170,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--log", default=None)
+    ap.add_argument("--manifest-only", action="store_true",
+                    help="only (re)write manifest.json from the shards already made (no model, no generation)")
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -184,9 +187,14 @@ def main(argv=None):
         logf.flush()
 
     t0 = time.perf_counter()
+    instr_path = out / "instructions.jsonl.gz"
+    if args.manifest_only:
+        rows = read_jsonl_gz(instr_path)
+        write_manifest(out, args, rows, shard_names(rows, args.shard), EMBEDDED_NAME)
+        log(f"[corpus] manifest written for the shards made so far ({out / 'manifest.json'})")
+        return
     lm = load_model(device=args.device, dtype=args.dtype)
     eos, pad = set(lm.eos_ids), pad_id(lm)
-    instr_path = out / "instructions.jsonl.gz"
     if instr_path.exists():
         rows = read_jsonl_gz(instr_path)
         log(f"[corpus] {len(rows)} instructions from {instr_path}")
@@ -200,6 +208,21 @@ def main(argv=None):
     if args.max_shards:
         todo = todo[: args.max_shards]
     log(f"[corpus] {len(shards) - len(todo)} of {len(shards)} shards done; {len(todo)} to make now")
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it like Ctrl-C: the manifest is still written
+    try:
+        make_shards(lm, args, rows, todo, out, eos, pad, log)
+    except KeyboardInterrupt:
+        log("[corpus] stopped; the finished shards are kept (rerun the same command to continue)")
+    finally:
+        write_manifest(out, args, rows, shards, lm.name)
+    log(f"[corpus] done in {time.perf_counter() - t0:.0f} s")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def make_shards(lm, args, rows, todo, out: Path, eos, pad, log) -> None:
     t_gen, tok_gen = 0.0, 0
     for k, (name, idx) in enumerate(todo):
         ts = time.perf_counter()
@@ -214,11 +237,9 @@ def main(argv=None):
         eta = t_gen / (k + 1) * (len(todo) - k - 1)
         log(f"[corpus] {name}: {len(idx)} answers, {n_tok} tokens, {n_tok / (time.perf_counter() - ts):.0f} tok/s; "
             f"{k + 1}/{len(todo)} shards this run, {tok_gen} tokens, ETA {eta / 60:.1f} min")
-    write_manifest(out, args, rows, shards, lm)
-    log(f"[corpus] done in {time.perf_counter() - t0:.0f} s")
 
 
-def write_manifest(out: Path, args, rows: list[dict], shards, lm) -> None:
+def write_manifest(out: Path, args, rows: list[dict], shards, target_name: str) -> None:
     made = [(name, read_jsonl_gz(out / name)) for name, _ in shards if (out / name).exists()]
     by_split: dict[str, dict] = {}
     for name, rs in made:
@@ -234,8 +255,8 @@ def write_manifest(out: Path, args, rows: list[dict], shards, lm) -> None:
     manifest = {
         "what": "Self-distillation corpus: instructions (templated from scripts/corpus_instructions.py and written by "
                 "the embedded model) with the embedded target's own greedy answers, as token ids.",
-        "target": lm.name,
-        "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
+        "target": target_name,
+        "command": "python scripts/make_corpus.py " + " ".join(a for a in sys.argv[1:] if a != "--manifest-only"),
         "settings": {"train": args.train, "heldout": args.heldout, "self_share": args.self_share,
                      "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed, "shard": args.shard},
         "held_out_rule": "held-out instructions use only held-out topics/subjects, held-out phrasings, held-out "
