@@ -2,7 +2,7 @@
 corpus's training split (the draft then computes V_d logits per step instead of 49,152; the target still
 verifies in its full vocabulary, and lossless sampling treats q as zero outside V_d).
 
-    python scripts/draft_vocab.py --corpus assets/corpus --size 8192 --out assets/draft
+    python scripts/draft_vocab.py --corpus assets/corpus --size 8192 --out assets/draft --seq-len 320
 
 Writes OUT/vocab.safetensors ({"d2t": target ids}) and records its sha256 and the coverage in OUT/manifest.json.
 """
@@ -25,8 +25,10 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=8192)
     ap.add_argument("--out", default="assets/draft")
     ap.add_argument("--vocab-size", type=int, default=49152, help="the target's vocabulary size")
+    ap.add_argument("--seq-len", type=int, default=320, help="count tokens within this many per sequence "
+                    "(train_eagle3.py's --seq-len: the same vocabulary as the EAGLE-3 head)")
     args = ap.parse_args(argv)
-    train = load_corpus(ROOT / args.corpus, "train", 10_000)
+    train = load_corpus(ROOT / args.corpus, "train", args.seq_len)
     held = load_corpus(ROOT / args.corpus, "heldout", 10_000)
     d2t, coverage = choose_vocab(train, args.size, args.vocab_size)
     keep = set(d2t)
