@@ -383,10 +383,16 @@ HEAD_NAMES = {"eagle1": "EAGLE-1 (last-layer features, the target's full vocabul
 
 
 def default_head() -> str:
-    """EAGLE-3 once its asset is shipped, else EAGLE-1."""
+    """The shipped head with the higher held-out mean accepted length (their manifests' ``heldout_tau``);
+    EAGLE-3 when both have none yet, EAGLE-1 when EAGLE-3 is not shipped."""
     from .eagle3_head import EAGLE3_DIR
 
-    return "eagle3" if (EAGLE3_DIR / "model.safetensors").exists() else "eagle1"
+    if not (EAGLE3_DIR / "model.safetensors").exists():
+        return "eagle1"
+    taus = {k: head_manifest(k).get("heldout_tau", {}).get("tau") for k in HEADS}
+    if all(isinstance(t, (int, float)) for t in taus.values()):
+        return max(HEADS, key=lambda k: (taus[k], k == "eagle3"))
+    return "eagle3"
 
 
 def load_head(target: LoadedModel, kind: str):

@@ -41,3 +41,31 @@ def test_compare_page(server, page):
     page.locator("[data-testid='stDataFrame']").wait_for()
     no_exception(page)
     screenshot(page, "compare")
+
+
+def test_eagle_heads_and_device_sizing(server, page):
+    """The EAGLE-3 head with its tree sized for this device (the measured cost curve and the chosen point),
+    then EAGLE-1 from a link; both draft trees the target verifies."""
+    from decoding_core.eagle import default_head
+
+    if default_head() != "eagle3":
+        pytest.skip("the EAGLE-3 head is not shipped in this checkout")
+    page.goto(server + "/eagle?eagle_head=eagle3&eagle_max_new=24")
+    wait_idle(page, timeout=180_000)
+    page.get_by_text("Sized for this device").first.wait_for()
+    page.get_by_text("Choosing the tree size for this device").wait_for()
+    for _ in range(2):
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    no_exception(page)
+    screenshot(page, "eagle3")
+    page.goto(server + "/eagle?eagle_head=eagle1&eagle_max_new=24&tree_auto=false&total_tokens=24")
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    no_exception(page)
+    screenshot(page, "eagle1")
