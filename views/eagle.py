@@ -58,7 +58,7 @@ with st.container(border=True):
     dynamic = ss.tree_kind == "dynamic"
     c2.slider("top-k per node", 1, 16, key="tree_top_k", disabled=not dynamic)
     c5.slider("Max new tokens", 2, 256, key="eagle_max_new")
-    c1.toggle("Size for this device", key="tree_auto", disabled=not dynamic,
+    c1.toggle("Auto size", key="tree_auto", disabled=not dynamic,
               help="Choose total tokens and depth that maximise expected tokens/s HERE: the head's held-out mean "
                    "accepted length for each size (its manifest) divided by the cost of that size measured on "
                    "this machine (a verify pass of T tokens + depth head levels).")
@@ -197,7 +197,7 @@ if choice and choice.get("reason") == "measured":
         "GPU it costs about as much as one token up to dozens of tokens, on this CPU it grows with T (left: "
         "measured now). The head's mean accepted length τ for every size was measured once on held-out "
         "instructions (its manifest); dividing it by each size's cost here gives the expected tokens/s (right), "
-        f"and the best size is used: **{total} tokens, depth {depth}**. Turn *Size for this device* off to pick "
+        f"and the best size is used: **{total} tokens, depth {depth}**. Turn *Auto size* off to pick "
         "your own.")
     st.plotly_chart(sizing_figure(choice, "tree"), width="stretch")
     one = choice["verify_s"][1]
