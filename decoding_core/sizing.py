@@ -88,17 +88,11 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
     ids = torch.randint(100, 20000, (1, prefix + 1), generator=torch.Generator().manual_seed(0)).to(lm.device)
     cache = DynamicCache()
     draft.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
-    times = []
-    for _ in range(rounds + 1):
-        t0 = time.perf_counter()
+    def step():
         logits = draft_next_logits(draft, ids[:, prefix:], cache, lm.vocab_size)
         torch.softmax(logits.float(), -1).argmax()
-        times.append(time.perf_counter() - t0)
-        crop_to(cache, prefix)
-    out = statistics.median(times[1:])
-    with _lock:
-        _costs[key] = {1: out}
-    return out
+
+    return _timed(key, step, cache, prefix, rounds)
 
 
 @torch.inference_mode()
@@ -121,18 +115,27 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
     head(feats[:, :prefix], emb(tok[:, :prefix]), torch.arange(prefix, device=dev)[None], None, cache)
     mask = additive_mask(torch.ones(nodes, prefix + nodes, dtype=torch.bool, device=dev), lm.dtype)[None, None]
     pos = torch.full((1, nodes), prefix, device=dev)
-    times = []
-    for _ in range(rounds + 1):
-        t0 = time.perf_counter()
+    def level():
         out = head(feats[:, prefix:], emb(tok[:, prefix:]), pos, mask, cache)[0]
         logits = head.draft_logits(out) if getattr(head, "d2t", None) is not None else lm.model.lm_head(out)
         torch.topk(torch.log_softmax(logits.float(), -1), min(8, logits.shape[-1]), dim=-1)
+
+    return _timed(key, level, cache, prefix, rounds)
+
+
+def _timed(key: tuple, fn, cache, prefix: int, rounds: int) -> float:
+    """The median seconds of ``rounds`` calls of fn after one warm-up, the cache cut back to ``prefix`` after
+    each; remembered under ``key``."""
+    times = []
+    for _ in range(rounds + 1):
+        t0 = time.perf_counter()
+        fn()
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
-    out_s = statistics.median(times[1:])
+    out = statistics.median(times[1:])
     with _lock:
-        _costs[key] = {1: out_s}
-    return out_s
+        _costs[key] = {1: out}
+    return out
 
 
 def interpolate(costs: dict[int, float], t: int) -> float:

@@ -125,6 +125,17 @@ class Logger:
         self.f.flush()
 
 
+def start_run(args) -> tuple[Path, Path, "Logger"]:
+    """What every training script sets up the same way: torch threads (--threads), the work and output
+    folders (--work, --out, relative to the repo), the log in WORK/train.log and the seed (--seed)."""
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    work, out = ROOT / args.work, ROOT / args.out
+    work.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    return work, out, Logger(work / "train.log")
+
+
 def save_checkpoint(path: Path, **state):
     tmp = path.with_suffix(".tmp")
     torch.save(state, tmp)

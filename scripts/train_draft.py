@@ -23,8 +23,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (ROOT, Logger, batches, command_line, corpus_summary, git_commit, load_checkpoint,
-                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
+from train_common import (ROOT, batches, command_line, corpus_summary, git_commit, load_checkpoint, load_corpus, lr_at,
+                          resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from_target, save_draft,
                                  trainable_state)
@@ -101,11 +101,7 @@ def main(argv=None):
         ap.error("--features gives soft labels over a draft vocabulary: give --vocab too")
     if args.vocab and args.distill:
         ap.error("--distill is the full-vocabulary soft label; with --vocab use --features")
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    work, out = ROOT / args.work, ROOT / args.out
-    log = Logger(work / "train.log")
-    torch.manual_seed(args.seed)
+    work, out, log = start_run(args)
 
     target = load_model(device="cpu", dtype="float32")
     pad = target.eos_ids[0]

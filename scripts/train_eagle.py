@@ -16,8 +16,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (ROOT, Logger, command_line, corpus_summary, git_commit, load_checkpoint,
-                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
+from train_common import (command_line, corpus_summary, git_commit, load_checkpoint, load_corpus, lr_at,
+                          resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle_head import EagleHead, head_state, save_head
 from decoding_core.models import load_model
@@ -142,12 +142,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    work, out = ROOT / args.work, ROOT / args.out
-    work.mkdir(parents=True, exist_ok=True)
-    log = Logger(work / "train.log")
-    torch.manual_seed(args.seed)
+    work, out, log = start_run(args)
     gen = torch.Generator().manual_seed(args.seed)
 
     target = load_model(device="cpu", dtype="float32")

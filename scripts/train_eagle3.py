@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from train_common import (ROOT, Logger, answer_counts, batches, choose_vocab, command_line, corpus_summary, git_commit,
-                          load_corpus, lr_at, resume, save_checkpoint, write_manifest)
+from train_common import (answer_counts, batches, choose_vocab, command_line, corpus_summary, git_commit,
+                          load_corpus, lr_at, resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle3_head import build_eagle3, save_eagle3
 from decoding_core.models import load_model
@@ -185,12 +185,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    work, out = ROOT / args.work, ROOT / args.out
-    work.mkdir(parents=True, exist_ok=True)
-    log = Logger(work / "train.log")
-    torch.manual_seed(args.seed)
+    work, out, log = start_run(args)
 
     target = load_model(device="cpu", dtype="float32")
     cfg = target.model.config
