@@ -145,6 +145,8 @@ def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s:
 class DraftVerifyDecoder(Decoder):
     """Shared by speculative decoding and EAGLE: the draft/verify counters, the EOS cut and the metrics."""
 
+    chosen_by = "given"  # how the draft sizes were set (sizing.chosen_by); reported in metrics["sizes"]
+
     def _reset_counts(self) -> None:
         self.drafted = self.accepted = self.verify_steps = 0
         self.draft_s = self.target_s = 0.0

@@ -21,7 +21,7 @@ import torch
 from transformers import DynamicCache
 
 from .decoders import DraftVerifyDecoder, crop_to
-from .eagle_head import EagleHead  # noqa: F401 - the EAGLE-1 head; eagle3_head.Eagle3Head works too
+from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, static_tree_parents,
@@ -131,11 +131,9 @@ class EagleDecoder(DraftVerifyDecoder):
                                            SamplingSettings(repetition_penalty=self.settings.repetition_penalty))
 
     def metrics(self) -> dict:
-        out = super().metrics()
-        out["sizes"] = getattr(self, "sizes", None) or {"head": self.head.kind, "tree": self.tree_kind,
-                                                        "total_tokens": self.total_tokens, "depth": self.depth,
-                                                        "top_k": self.top_k, "chosen_by": "given"}
-        return out
+        return {**super().metrics(), "sizes": {"head": self.head.kind, "tree": self.tree_kind,
+                                               "total_tokens": self.total_tokens, "depth": self.depth,
+                                               "top_k": self.top_k, "chosen_by": self.chosen_by}}
 
     # -- state ----------------------------------------------------------------------------------
     def _reset(self):
@@ -451,6 +449,7 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
 
 def build_eagle_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> EagleDecoder:
     from .models import ModelLoadError
+    from .sizing import chosen_by
 
     kind = args.head or default_head()
     try:
@@ -459,14 +458,11 @@ def build_eagle_from_cli(lm: LoadedModel, args, settings: SamplingSettings, comm
         raise ValueError(str(exc)) from exc
     total, depth = args.total_tokens, args.depth
     chosen = None
-    if args.tree == "dynamic" and (total == "auto" or depth == "auto"):
-        chosen = auto_tree(lm, head, kind, args.tree_top_k)
-        total = chosen["total_tokens"] if total == "auto" else int(total)
-        depth = chosen["depth"] if depth == "auto" else int(depth)
-    dec = EagleDecoder(lm, head, args.tree, args.tree_top_k, int(depth if depth != "auto" else 5),
-                       int(total if total != "auto" else 48), settings, bool(args.target_sample), **common)
-    dec.sizes = {"head": kind, "tree": args.tree, "total_tokens": dec.total_tokens, "depth": dec.depth,
-                 "top_k": dec.top_k,
-                 "chosen_by": "given" if not chosen else "auto (measured on this device)" if chosen["reason"] == "measured"
-                 else chosen["reason"]}
+    if "auto" in (total, depth):  # a static tree has its fixed shape: the reference sizes stand in
+        chosen = auto_tree(lm, head, kind, args.tree_top_k) if args.tree == "dynamic" else None
+        sizes = chosen or {"total_tokens": 32, "depth": 5}
+        total = sizes["total_tokens"] if total == "auto" else total
+        depth = sizes["depth"] if depth == "auto" else depth
+    dec = EagleDecoder(lm, head, args.tree, args.tree_top_k, depth, total, settings, bool(args.target_sample), **common)
+    dec.chosen_by = chosen_by(chosen)
     return dec

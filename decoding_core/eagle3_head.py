@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 from torch import nn
 from torch.nn import functional as F
+from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from .draft import ASSETS, sha256
 from .models import LoadedModel, ModelLoadError, decode_layout
@@ -45,8 +46,6 @@ class Eagle3Head(nn.Module):
 
     def __init__(self, config, d2t: torch.Tensor, feature_layers: tuple[int, ...] | None = None):
         super().__init__()
-        from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding
-
         self.config = config
         h = config.hidden_size
         self.n_heads = config.num_attention_heads
@@ -81,8 +80,6 @@ class Eagle3Head(nn.Module):
         k = self.k_proj(x).view(B, L, self.n_kv, self.head_dim).transpose(1, 2)
         v = self.v_proj(x).view(B, L, self.n_kv, self.head_dim).transpose(1, 2)
         cos, sin = self.rotary(x, position_ids)
-        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
-
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         return q, k, v
 

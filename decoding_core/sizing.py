@@ -23,9 +23,12 @@ import threading
 import time
 
 import torch
+from transformers import DynamicCache
 
 from .fastpath import crop_to
 from .models import LoadedModel
+from .trees import additive_mask
+from .trees import depths as tree_depths
 
 LENGTHS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
 _costs: dict[tuple, dict[int, float]] = {}
@@ -40,8 +43,6 @@ def _key(lm: LoadedModel, what: str) -> tuple:
 def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: int = 3) -> dict[int, float]:
     """Seconds for one target forward over T new tokens after a ``prefix``-token KV cache, with logits
     for all T (a verify pass), for each T in ``lengths``: the median of ``rounds`` interleaved rounds."""
-    from transformers import DynamicCache
-
     key = _key(lm, f"forward-{prefix}-{tuple(lengths)}")
     with _lock:
         if key in _costs:
@@ -77,8 +78,6 @@ def _sync(dev: torch.device) -> None:
 def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, rounds: int = 5) -> float:
     """Seconds for one draft-model step (one token after a ``prefix``-token cache, its distribution q
     included), through the draft's reduced vocabulary when it has one."""
-    from transformers import DynamicCache
-
     from .speculative import draft_next_logits
 
     key = _key(draft, f"draft-step-{prefix}-{None if draft.draft_vocab is None else draft.draft_vocab.numel()}")
@@ -99,10 +98,6 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
 def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds: int = 5) -> float:
     """Seconds for one EAGLE head level: the head over ``nodes`` tree nodes after a ``prefix``-pair cache,
     plus its draft log-probs (what one level of tree growth costs, Python overhead included)."""
-    from transformers import DynamicCache
-
-    from .trees import additive_mask
-
     key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{nodes}-{prefix}")
     with _lock:
         if key in _costs:
@@ -174,6 +169,13 @@ def tree_subset(scores: list[float], depths: list[int], total_tokens: int, depth
     return set(sorted(cand, key=lambda i: (-scores[i], i))[: total_tokens - 1])
 
 
+def chosen_by(choice: dict | None) -> str:
+    """How a decoder's sizes were set, for its metrics: given, measured here, or why the reference size."""
+    if choice is None:
+        return "given"
+    return "auto (measured on this device)" if choice["reason"] == "measured" else choice["reason"]
+
+
 def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float) -> tuple[int, dict]:
     """The N maximising tau(N) / (N * draft step + verify(N + 1)); returns (N, {N: expected tokens/s})."""
     rates = {n: tau / (n * draft_step_s + interpolate(verify, n + 1)) for n, tau in tau_by_n.items()}
@@ -200,30 +202,34 @@ def _walk(accepted_at: list[int], n_tokens: int) -> int:
     return steps
 
 
+def greedy_references(lm: LoadedModel, prompts: list[list[int]], max_new_tokens: int) -> list[list[int]]:
+    """The target's greedy output for each prompt (what the replays read the drafts against)."""
+    from .decoders import greedy_decoder
+
+    return [greedy_decoder(lm, max_new_tokens).start(ids).run().tokens for ids in prompts]
+
+
 @torch.inference_mode()
 def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int,
-                   totals: tuple[int, ...], depths_: tuple[int, ...]) -> dict[tuple[int, int], float]:
+                   totals: tuple[int, ...], depths_: tuple[int, ...],
+                   references: list[list[int]] | None = None) -> dict[tuple[int, int], float]:
     """tau of the dynamic EAGLE tree for every (total_tokens, depth), greedy, on ``prompts``.
 
     For each prompt: the target's greedy output g; at every output position i, the head drafts the
     largest tree (depth max(depths_), top_k) on the committed prefix prompt + g[:i] (its inputs there are
     the target's true features, whatever tree sizes came before); the accepted length of every smaller
     tree is read off against g[i:]; a walk over the positions gives each size's tau. Exact for greedy
-    verification (the accepted path is the prefix of g that the kept subtree contains)."""
-    from .decoders import greedy_decoder
+    verification (the accepted path is the prefix of g that the kept subtree contains). ``references``:
+    the greedy outputs if already computed (greedy_references)."""
     from .eagle import EagleDecoder
-    from .trees import depths as tree_depths
 
     d_max, t_max = max(depths_), max(totals)
     tokens_total, steps_total = 0, {(t, d): 0 for t in totals for d in depths_}
-    for ids in prompts:
-        g = greedy_decoder(lm, max_new_tokens).start(ids).run().tokens
+    for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
         dec = EagleDecoder(lm, head, "dynamic", top_k, d_max, t_max, max_new_tokens=max_new_tokens,
                            record_candidates=True).start(ids)
         full = ids + g
         with torch.inference_mode():
-            from transformers import DynamicCache
-
             out = lm.model.model(input_ids=torch.tensor([full[:-1]], device=lm.device), cache=DynamicCache(),
                                  output_hidden_states=head.kind == "eagle3")
             feats = head.target_features(out.hidden_states)[0] if head.kind == "eagle3" else out.last_hidden_state[0]
@@ -233,8 +239,6 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
             dec.features = feats[: len(ids) + i]
             dec.candidates = []
             dec._draft_tree()
-            from .fastpath import crop_to
-
             crop_to(dec.h_cache, dec.h_len)
             _, tokens, parents, scores = dec.candidates[-1]
             d = tree_depths(parents)
@@ -251,21 +255,17 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
 
 @torch.inference_mode()
 def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
-                    ns: tuple[int, ...]) -> dict[int, float]:
+                    ns: tuple[int, ...], references: list[list[int]] | None = None) -> dict[int, float]:
     """tau of greedy speculative decoding with the draft for every chain length N in ``ns``, by the same
     replay: at every position of the target's greedy output the draft proposes max(ns) tokens greedily;
     a chain of length N accepts min(matching run, N)."""
-    from .decoders import greedy_decoder
     from .speculative import SpeculativeDecoder
 
     n_max = max(ns)
     tokens_total, steps_total = 0, {n: 0 for n in ns}
-    for ids in prompts:
-        g = greedy_decoder(lm, max_new_tokens).start(ids).run().tokens
+    for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
         dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens).start(ids)
         runs = []
-        from .fastpath import crop_to
-
         for i in range(len(g)):
             dec.tokens = g[:i]
             ys, _ = dec._propose(n_max)

@@ -180,8 +180,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.draft_name = draft.name if draft is not None else "prompt lookup"
 
     def metrics(self) -> dict:
-        return {**super().metrics(), "sizes": getattr(self, "sizes", None) or {"n_draft": self.n_draft,
-                                                                             "chosen_by": "given"}}
+        return {**super().metrics(), "sizes": {"n_draft": self.n_draft, "chosen_by": self.chosen_by}}
 
     def _reset(self):
         self.t_cache = self.target.new_cache(len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1)
@@ -200,9 +199,6 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             rows.append(torch.softmax(apply_processors(self.processors, ids, row.unsqueeze(0)).float(), dim=-1)[0])
         return torch.stack(rows)
 
-    def _draft_logits(self, ids: torch.Tensor) -> torch.Tensor:
-        return draft_next_logits(self.draft, ids, self.d_cache, self.lm.vocab_size)
-
     def _propose(self, n: int) -> tuple[list[int], torch.Tensor | None]:
         """The draft's n tokens and q [n, V] (None for prompt lookup)."""
         if n == 0:
@@ -213,7 +209,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         ctx = self.context
         feed = ctx[self.d_len:]
         for _ in range(n):
-            logits = self._draft_logits(torch.tensor([feed], device=self.lm.device))
+            logits = draft_next_logits(self.draft, torch.tensor([feed], device=self.lm.device), self.d_cache,
+                                       self.lm.vocab_size)
             self.d_len += len(feed)
             q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]
             y = int(torch.multinomial(q, 1, generator=self.generator)) if self.sampling else int(q.argmax())
@@ -298,6 +295,7 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> d
 def build_speculative_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> SpeculativeDecoder:
     from .draft import load_draft
     from .models import ModelLoadError
+    from .sizing import chosen_by
 
     try:
         draft = load_draft(lm, args.draft)
@@ -310,8 +308,7 @@ def build_speculative_from_cli(lm: LoadedModel, args, settings: SamplingSettings
         raise ValueError(f"--n-draft must be >= 1, got {n}")
     dec = SpeculativeDecoder(lm, draft, n, args.verify, args.verify_k, settings,
                              target_sample=getattr(args, "target_sample", False), **common)
-    dec.sizes = {"n_draft": n, "chosen_by": "auto (measured on this device)" if chosen and chosen["reason"] == "measured"
-                 else "given" if not chosen else chosen["reason"]}
+    dec.chosen_by = chosen_by(chosen)
     return dec
 
 

@@ -21,7 +21,7 @@ from decoding_core.eagle import EagleDecoder
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
-from decoding_core.sizing import chain_tau_table, tree_tau_table
+from decoding_core.sizing import chain_tau_table, greedy_references, tree_tau_table
 from decoding_core.speculative import SpeculativeDecoder
 
 TOTALS = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
@@ -56,6 +56,7 @@ def main(argv=None):
     instructions = [r["instruction"] for r in rows]
     prompts = [lm.encode(t, chat=True) for t in instructions[: args.prompts]]
     n, only = args.max_new_tokens, set(args.only.split(","))
+    refs = greedy_references(lm, prompts, n)  # once, for every replay below
     setting = f"greedy, {len(prompts)} held-out instructions, {n} new tokens"
     results, t0 = {}, time.perf_counter()
     heads = {}
@@ -67,7 +68,7 @@ def main(argv=None):
         except ModelLoadError as exc:
             print(f"skipping EAGLE-3: {exc}")
     for name, (folder, head) in heads.items():
-        table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS)
+        table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS, refs)
         direct = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n), prompts)
         static = run_all(lambda: EagleDecoder(lm, head, "static", max_new_tokens=n), prompts)
         results[name] = {
@@ -85,7 +86,7 @@ def main(argv=None):
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if "draft" in only:
         draft = load_embedded_draft(lm)
-        table = chain_tau_table(lm, draft, prompts, n, CHAINS)
+        table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs)
         direct = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n), prompts)
         results["draft"] = {
             "folder": DRAFT_DIR,

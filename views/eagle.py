@@ -99,10 +99,12 @@ elif choice:
     st.caption(f"Tree size {total}, depth {depth}: {choice['reason']}.")
 
 
+run_key = fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)))  # what a result belongs to
+
+
 @st.fragment
 def step_through():
-    key = fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)))
-    state = stepper("eagle", key, lambda: EagleDecoder(lm, head, **args).start(prompt_ids))
+    state = stepper("eagle", run_key, lambda: EagleDecoder(lm, head, **args).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
     if cursor < 0:
         st.info("Press **Step**. The first step is the target reading the prompt and producing the first token "
@@ -177,11 +179,9 @@ if c2.button("Measure", type="primary", width="stretch"):
                         "τ": m.get("mean_accepted_length") or 1.0, "target forwards": m["target_forwards"],
                         "same text as plain": toks == plain.tokens} for name, m, toks in rows]
     ss["eagle_cmp_depth"] = {name: m["acceptance_by_depth"] for name, m, _ in rows if m.get("acceptance_by_depth")}
-    ss["eagle_cmp_key"] = (key_now := fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)), n))
+    ss["eagle_cmp_key"] = (run_key, n)
 if "eagle_cmp" in ss:
-    stale = ss.get("eagle_cmp_key") != fingerprint(lab, ss.eagle_head, tuple(sorted(args.items(), key=str)),
-                                                   ss.cmp_tokens)
-    if stale:
+    if ss.get("eagle_cmp_key") != (run_key, ss.cmp_tokens):
         st.caption("These figures are from earlier settings: press **Measure** again for the current ones.")
     st.dataframe(ss["eagle_cmp"], hide_index=True, width="stretch")
     if ss.get("eagle_cmp_depth"):
