@@ -30,53 +30,9 @@ from transformers import DynamicCache
 
 from .decoders import AutoregressiveDecoder, DecodeResult, Decoder, TokenStep, forward
 from .models import LoadedModel
-from .processors import SamplingSettings
+from .settings import BeamSettings, SamplingSettings  # noqa: F401 - BeamSettings is part of this module's API
 
 NEG = -1.0e9  # transformers' "very large negative" score
-
-
-@dataclass(frozen=True)
-class BeamSettings:
-    num_beams: int = 4
-    eos_policy: str = "finished-set"          # or "in-beam"
-    length_penalty: float = 1.0               # finished-set only
-    early_stopping: bool | str = False        # True, False or "never" (finished-set only)
-    rp: float | None = None
-    ap: float | None = None
-    rpl: float | None = None
-    mc: int | None = None
-    literal_rp: bool = False                  # the notes' relative rule applied literally (pitfall)
-    sample_prefix: int = 0                    # hybrid: sample this many tokens first
-
-    def __post_init__(self):
-        if not isinstance(self.num_beams, int) or self.num_beams < 1:
-            raise ValueError(f"beam width must be an integer >= 1, got {self.num_beams!r}")
-        if self.eos_policy not in ("in-beam", "finished-set"):
-            raise ValueError(f"EOS policy must be 'in-beam' or 'finished-set', got {self.eos_policy!r}")
-        if self.early_stopping not in (True, False, "never"):
-            raise ValueError(f"early stopping must be true, false or never, got {self.early_stopping!r}")
-        if not math.isfinite(self.length_penalty):
-            raise ValueError("length penalty must be a finite number")
-        if self.rp is not None and not (0 < self.rp <= 1):
-            raise ValueError(f"relative threshold rp must be in (0, 1], got {self.rp}")
-        if self.ap is not None and not (self.ap >= 0 and math.isfinite(self.ap)):
-            raise ValueError(f"absolute threshold ap must be >= 0, got {self.ap}")
-        if self.rpl is not None and not (0 < self.rpl <= 1):
-            raise ValueError(f"relative local threshold rpl must be in (0, 1], got {self.rpl}")
-        if self.mc is not None and (not isinstance(self.mc, int) or self.mc < 1):
-            raise ValueError(f"max candidates per node mc must be an integer >= 1, got {self.mc}")
-        if not isinstance(self.sample_prefix, int) or self.sample_prefix < 0:
-            raise ValueError(f"sample prefix must be an integer >= 0, got {self.sample_prefix}")
-
-    @property
-    def pruning(self) -> bool:
-        return any(v is not None for v in (self.rp, self.ap, self.rpl, self.mc))
-
-    @classmethod
-    def from_cli(cls, args) -> "BeamSettings":
-        es = {"true": True, "false": False, "never": "never"}[args.early_stopping]
-        return cls(args.num_beams, args.eos_policy, args.length_penalty, es, args.rp, args.ap, args.rpl, args.mc,
-                   sample_prefix=args.sample_prefix)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Each figure is the median of several repeats after a warm-up; ratios come from t
 table and writes JSON (--out). Sections (--only a,b): hardware, sizing (verify-pass cost by length),
 greedy, backends, bf16, sample, beam, lookup, speculative (the shipped draft at N = 4 and at the
 device-aware N), eagle (EAGLE-3 and EAGLE-1 heads, device-aware dynamic tree and the static tree),
-samplers, overhead.
+studies (the pages' comparison study), samplers, overhead.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import torch
 from transformers import GenerationConfig
 
 from .beam import BeamSearchDecoder, BeamSettings
+from .hardware import gemv_bandwidth_gbs, median_time, memory_bandwidth_gbs, weight_bytes
 from .decoders import AutoregressiveDecoder, forward
 from .models import load_model
 from .processors import SamplingSettings
@@ -29,56 +30,7 @@ from .speculative import SpeculativeDecoder
 PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
            "What are three benefits of regular exercise?"]
 SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
-            "samplers", "overhead")
-
-
-def median_time(fn, repeats: int, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def memory_bandwidth_gbs(repeats: int = 5) -> float:
-    """Read bandwidth: sum over a 1 GiB float32 tensor (far beyond any cache)."""
-    x = torch.ones(256 * 1024 * 1024, dtype=torch.float32)
-    secs = median_time(lambda: float(x.sum()), repeats)
-    return x.numel() * 4 / secs / 1e9
-
-
-@torch.inference_mode()
-def gemv_bandwidth_gbs(model, repeats: int = 5) -> float:
-    """What batch-1 matrix-vector products reach on this machine: every Linear of the model applied to
-    one vector, in order (the weights stream from memory, as in decoding), bytes read / second."""
-    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    p = next(model.parameters())
-    xs = [torch.randn(1, m.in_features, dtype=p.dtype, device=p.device) for m in linears]
-
-    def once():
-        for m, x in zip(linears, xs):
-            torch.nn.functional.linear(x, m.weight)
-        if p.device.type == "cuda":
-            torch.cuda.synchronize()
-
-    secs = median_time(once, repeats)
-    return sum(m.weight.numel() * m.weight.element_size() for m in linears) / secs / 1e9
-
-
-def weight_bytes(model) -> int:
-    """Bytes of weights read per decoded token (tied embeddings counted once: the LM head reads them)."""
-    seen, total = set(), 0
-    for p in model.parameters():
-        if p.data_ptr() in seen:
-            continue
-        seen.add(p.data_ptr())
-        total += p.numel() * p.element_size()
-    emb = model.get_input_embeddings().weight
-    tied = emb.data_ptr() == model.get_output_embeddings().weight.data_ptr()
-    return total if tied else total - emb.numel() * emb.element_size()  # embedding rows are gathered, not read
+            "studies", "samplers", "overhead")
 
 
 HELDOUT = Path(__file__).resolve().parents[1] / "assets" / "heldout_instructions.json"
@@ -272,7 +224,7 @@ class Bench:
 
     def speculative(self):
         from .draft import load_embedded_draft
-        from .speculative import auto_chain
+        from .sizing import auto_chain
 
         self.prompts = self.heldout  # speculation is measured on held-out instructions
         draft = load_embedded_draft(self.lm)
@@ -325,8 +277,10 @@ class Bench:
         self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
 
     def eagle(self):
-        from .eagle import EagleDecoder, auto_tree, load_head
+        from .eagle import EagleDecoder
+        from .heads import HEAD_LABELS, load_head
         from .models import ModelLoadError
+        from .sizing import auto_tree
 
         self.prompts = self.heldout
         for kind in ("eagle3", "eagle1"):
@@ -336,7 +290,7 @@ class Bench:
                 print(f"  {kind} skipped: {exc}", file=sys.stderr)
                 continue
             chosen = auto_tree(self.lm, head, kind)
-            label = "EAGLE-3" if kind == "eagle3" else "EAGLE-1"
+            label = HEAD_LABELS[kind]
             self.add("eagle", f"{label}: device-aware tree size ({chosen['reason']})", chosen["total_tokens"], "tokens",
                      depth=chosen["depth"])
             configs = (("dynamic", dict(top_k=8, depth=chosen["depth"], total_tokens=chosen["total_tokens"])),
@@ -357,6 +311,21 @@ class Bench:
                     self.add("eagle", f"{name}: speed-up over speculative (section above)", ours / self.spec_tok_s, "x")
                 self.add("eagle", f"{name}: mean accepted length tau",
                          statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+
+    def studies(self):
+        """The pages' own comparison study (studies/compare.py) on held-out instructions: what a student
+        pressing "Measure" sees, with the device-aware default sizes."""
+        from .settings import Eagle, Greedy, RunSettings, Speculative
+        from .studies.compare import compare
+
+        run = RunSettings(self.n, stop_at_eos=False)
+        speedups: dict[str, list[float]] = {}
+        for ids in self.heldout:
+            for r in compare(self.lm, ids, [Greedy(), Speculative(), Eagle()], run).runs:
+                if r.speedup is not None:
+                    speedups.setdefault(r.label, []).append(r.speedup)
+        for label, values in speedups.items():
+            self.add("studies", f"compare study: {label} over greedy", statistics.median(values), "x")
 
     def samplers(self):
         self.prompts = self.general
@@ -392,13 +361,11 @@ class Bench:
 
 
 def main(args) -> int:
-    lm = load_model(device=args.device, dtype=args.dtype)
     only = [s.strip() for s in args.only.split(",")] if args.only else list(SECTIONS)
     unknown = [s for s in only if s not in SECTIONS]
     if unknown:
-        from .cli import UsageError
-
-        raise UsageError(f"unknown bench section(s) {', '.join(unknown)}: choose from {', '.join(SECTIONS)}")
+        raise ValueError(f"unknown bench section(s) {', '.join(unknown)}: choose from {', '.join(SECTIONS)}")
+    lm = load_model(device=args.device, dtype=args.dtype)
     bench = Bench(lm, args.quick)
     info = {"machine": platform.platform(), "processor": platform.processor(), "threads": torch.get_num_threads(),
             "device": str(lm.device), "dtype": str(lm.dtype), "model": lm.name, "torch": torch.__version__,

@@ -1,4 +1,6 @@
-"""`python -m decoding_core run ...`: one decoding to the end on the core the pages use, as JSON.
+"""The command line: `run` (one decoding to the end), `study NAME` (one of the pages' experiments) and
+`bench`, each printing JSON on the core the pages use. Arguments become typed settings here and only
+here (settings.py); decoders are built from them by strategies.build_decoder.
 
 Bad options exit with status 2 and a one-line message on stderr; logs go to stderr.
 """
@@ -9,7 +11,8 @@ import json
 import logging
 import sys
 
-STRATEGIES = ("greedy", "sample", "beam", "speculative", "eagle")
+from .settings import (BACKENDS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS, STRATEGIES, TREES,
+                       Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings, Speculative)
 
 
 class UsageError(Exception):
@@ -39,15 +42,13 @@ def _int_or_auto(text: str):
         raise argparse.ArgumentTypeError(f"expected an integer or auto, got {text!r}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m decoding_core", description="Decoding Lab's decoding core.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    r = sub.add_parser("run", help="run one decoding to the end and print JSON")
+def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) -> None:
+    """The options of one decoding (model, prompt, budget, processors, every strategy's settings)."""
     r.add_argument("--strategy", choices=STRATEGIES, default="greedy")
     r.add_argument("--model", default="embedded")
-    r.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"])
-    r.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
-    src = r.add_mutually_exclusive_group(required=True)
+    r.add_argument("--device", default="auto", choices=DEVICES)
+    r.add_argument("--dtype", default="float32", choices=DTYPES)
+    src = r.add_mutually_exclusive_group(required=prompt_required)
     src.add_argument("--prompt", help="raw text, tokenized as is")
     src.add_argument("--chat", help="a user message wrapped in the model's chat template")
     r.add_argument("--max-new-tokens", type=int, default=64)
@@ -57,84 +58,104 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--top-p", type=float, default=None)
     r.add_argument("--min-p", type=float, default=None)
     r.add_argument("--repetition-penalty", type=float, default=None)
-    r.add_argument("--sampler", default="multinomial", choices=["multinomial", "gumbel", "gumbel-block", "exp-race"])
+    r.add_argument("--sampler", default="multinomial", choices=SAMPLERS)
     r.add_argument("--no-stop-at-eos", action="store_true", help="decode max-new-tokens even past EOS")
-    r.add_argument("--backend", choices=["eager", "static", "compiled"], default="eager",
+    r.add_argument("--backend", choices=BACKENDS, default="eager",
                    help="target forward: dynamic KV cache, static KV cache, or static + torch.compile "
                         "(greedy, sample, speculative)")
     # beam
     r.add_argument("--num-beams", type=int, default=4)
-    r.add_argument("--eos-policy", choices=["in-beam", "finished-set"], default="finished-set")
+    r.add_argument("--eos-policy", choices=EOS_POLICIES, default="finished-set")
     r.add_argument("--length-penalty", type=float, default=1.0)
-    r.add_argument("--early-stopping", choices=["true", "false", "never"], default="false")
+    r.add_argument("--early-stopping", choices=list(EARLY_STOPPING), default="false")
     r.add_argument("--rp", type=float, default=None, help="relative threshold in (0, 1]")
     r.add_argument("--ap", type=float, default=None, help="absolute threshold >= 0")
     r.add_argument("--rpl", type=float, default=None, help="relative local threshold in (0, 1]")
     r.add_argument("--mc", type=int, default=None, help="max candidates per node >= 1")
     r.add_argument("--sample-prefix", type=int, default=0, help="hybrid: sample this many tokens first")
     # speculative
-    r.add_argument("--draft", default="embedded")
-    r.add_argument("--n-draft", type=_int_or_auto, default=None,
-                   help="draft length N, or auto: the N that maximises tokens/s on this device (default: auto for "
-                        "the shipped draft, 4 otherwise)")
-    r.add_argument("--verify", choices=["topk", "greedy", "sample"], default="greedy")
+    r.add_argument("--draft", default="embedded", help="embedded, prompt-lookup, or a model id / folder")
+    r.add_argument("--n-draft", type=_int_or_auto, default="auto",
+                   help="draft length N, or auto (default): the N that maximises tokens/s on this device for the "
+                        "shipped draft, the reference N = 4 for other drafts")
+    r.add_argument("--verify", choices=RULES, default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",
                    help="top-K verification and EAGLE: the target samples (with the processor options) instead of argmax")
     # eagle
-    r.add_argument("--head", choices=["eagle1", "eagle3"], default=None,
-                   help="EAGLE head (default: eagle3 where it is shipped, else eagle1)")
-    r.add_argument("--tree", choices=["static", "dynamic"], default="dynamic")
+    r.add_argument("--head", choices=HEADS, default=None,
+                   help="EAGLE head (default: the shipped head with the higher held-out tau)")
+    r.add_argument("--tree", choices=TREES, default="dynamic")
     r.add_argument("--tree-top-k", type=int, default=8)
     r.add_argument("--depth", type=_int_or_auto, default="auto",
                    help="tree depth, or auto (default): chosen with --total-tokens for this device")
     r.add_argument("--total-tokens", type=_int_or_auto, default="auto",
                    help="tree size, or auto (default): the size that maximises tokens/s on this device")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m decoding_core", description="Decoding Lab's decoding core.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_run_options(sub.add_parser("run", help="run one decoding to the end and print JSON"))
+    st = sub.add_parser("study", help="run one of the pages' experiments and print its record as JSON")
+    st.add_argument("name", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
+    add_run_options(st)
+    st.add_argument("--top-n", type=int, default=25, help="next-token: tokens shown")
+    st.add_argument("--draws", type=int, default=10000, help="sampler-fit: draws M")
+    st.add_argument("--samplers", default="multinomial,gumbel", help="sampler-fit: comma-separated samplers")
+    st.add_argument("--steps", type=int, default=500, help="reused-noise: steps T")
+    st.add_argument("--seeds", type=int, default=4, help="diversity: seeds n")
+    st.add_argument("--prefix-m", type=int, default=3, help="diversity: sampled prefix m")
+    st.add_argument("--max-n", type=int, default=8, help="n-sweep: N from 1 to this")
+    st.add_argument("--drift-k", type=int, default=5, help="topk-drift: K")
+    st.add_argument("--trials", type=int, default=3000, help="topk-drift: trials")
+    st.add_argument("--strategies", default="greedy,sample,beam,speculative,eagle",
+                    help="compare: comma-separated strategies, each with this command's options")
     b = sub.add_parser("bench", help="the benchmark runner (see README)")
     b.add_argument("--quick", action="store_true", help="fewer repeats and shorter outputs")
     b.add_argument("--out", default="runs/bench.json")
-    b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda", "mps"])
-    b.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    b.add_argument("--device", default="auto", choices=DEVICES)
+    b.add_argument("--dtype", default="float32", choices=DTYPES)
     b.add_argument("--only", default=None, help="comma-separated sections to run")
     return p
 
 
-def sampling_settings(args):
-    from .processors import SamplingSettings
+STUDIES = {"next-token": "the next-token distribution before and after the processors",
+           "sampler-fit": "M draws from one distribution per sampler against the exact probabilities",
+           "reused-noise": "T draws with fresh Gumbel noise against noise drawn once and reused",
+           "pruning": "the beam search with pruning on and off",
+           "diversity": "plain beam search against sample-then-beam over several seeds",
+           "n-sweep": "speculative decoding for every draft length N, with the theory",
+           "topk-drift": "the first token under top-K verification and rejection sampling, many trials",
+           "compare": "strategies side by side on one prompt and seed"}
 
+
+def sampling_settings(args) -> SamplingSettings:
     return SamplingSettings(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
                             min_p=args.min_p, repetition_penalty=args.repetition_penalty)
 
 
-def build_decoder(lm, args):
-    """The decoder for parsed `run` options (raises ValueError on bad values)."""
-    from .processors import build_processors
+def run_settings(args) -> RunSettings:
+    return RunSettings(args.max_new_tokens, args.seed, args.backend, not args.no_stop_at_eos)
 
-    settings = sampling_settings(args)
-    build_processors(settings)  # validate every processor option, whatever the strategy
-    common = dict(max_new_tokens=args.max_new_tokens, seed=args.seed, stop_at_eos=not args.no_stop_at_eos)
-    backend = getattr(args, "backend", "eager")
-    if backend != "eager" and args.strategy in ("beam", "eagle"):
-        raise ValueError(f"--backend {backend} applies to greedy, sample and speculative; {args.strategy} runs eager")
-    if args.strategy in ("greedy", "sample"):
-        from .decoders import AutoregressiveDecoder
 
-        sampler = None if args.strategy == "greedy" else args.sampler
-        return AutoregressiveDecoder(lm, settings, sampler, backend=backend, **common)
-    if args.strategy == "beam":
-        from .beam import BeamSettings, BeamSearchDecoder
-
-        beam = BeamSettings.from_cli(args)
-        return BeamSearchDecoder(lm, beam, sampling=settings, sampler=args.sampler, **common)
-    if args.strategy == "speculative":
-        from .speculative import build_speculative_from_cli
-
-        return build_speculative_from_cli(lm, args, settings, dict(common, backend=backend))
-    if args.strategy == "eagle":
-        from .eagle import build_eagle_from_cli
-
-        return build_eagle_from_cli(lm, args, settings, common)
-    raise ValueError(f"unknown strategy {args.strategy!r}")
+def strategy_settings(args, name: str | None = None):
+    """The typed settings of ``--strategy`` (or ``name``) from parsed options (ValueError on bad values)."""
+    name = name or args.strategy
+    sampling = sampling_settings(args)
+    if name == "greedy":
+        return Greedy(sampling)
+    if name == "sample":
+        return Sample(sampling, args.sampler)
+    if name == "beam":
+        beam = BeamSettings(args.num_beams, args.eos_policy, args.length_penalty, EARLY_STOPPING[args.early_stopping],
+                            args.rp, args.ap, args.rpl, args.mc, sample_prefix=args.sample_prefix)
+        return Beam(beam, sampling, args.sampler)
+    if name == "speculative":
+        return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling)
+    if name == "eagle":
+        return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling)
+    raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
 
 
 def cmd_run(args) -> int:
@@ -146,8 +167,11 @@ def cmd_run(args) -> int:
     if not text or not text.strip():
         raise UsageError("the prompt is empty")
     try:
+        strategy, run = strategy_settings(args), run_settings(args)  # bad values fail before the model loads
         lm = load_model(args.model, args.device, args.dtype)
-        decoder = build_decoder(lm, args)
+        from .strategies import build_decoder as build
+
+        decoder = build(lm, strategy, run)
         prompt_ids = lm.encode(text, chat=args.chat is not None)
         result = decoder.start(prompt_ids).run()
     except (ModelLoadError, ValueError) as exc:
@@ -168,15 +192,44 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_study(args) -> int:
+    from .models import ModelLoadError, load_model
+    from .studies import as_json
+    from .studies.run import run_study
+
+    text = args.chat if args.chat is not None else args.prompt
+    if not text or not text.strip():
+        raise UsageError("the prompt is empty: give --prompt or --chat")
+    try:
+        strategy = strategy_settings(args)
+        others = [strategy_settings(args, n.strip()) for n in args.strategies.split(",") if n.strip()]
+        run = run_settings(args)
+        lm = load_model(args.model, args.device, args.dtype)
+        prompt_ids = lm.encode(text, chat=args.chat is not None)
+        record = run_study(args.name, lm, prompt_ids, strategy, run, vars(args), others)
+    except (ModelLoadError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    settings = {k: v for k, v in vars(args).items() if k not in ("command", "prompt", "chat")}
+    json.dump({"study": args.name, "settings": settings, "prompt_tokens": prompt_ids, "result": as_json(record)},
+              sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
 def main(argv=None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(message)s")
     try:
         args = build_parser().parse_args(argv)
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "study":
+            return cmd_study(args)
         from .bench import main as bench_main
 
-        return bench_main(args)
+        try:
+            return bench_main(args)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
     except UsageError as exc:
         print(f"error: {str(exc).splitlines()[0] if str(exc) else 'bad options'}", file=sys.stderr)
         return 2

@@ -125,20 +125,44 @@ class Decoder:
         raise NotImplementedError
 
 
+def acceptance_rate(accepted: int, drafted: int) -> float | None:
+    """A / D: accepted drafts over drafted tokens (the target's own token NOT counted)."""
+    return accepted / drafted if drafted else None
+
+
+def mean_accepted_length(accepted: int, verify_steps: int) -> float | None:
+    """tau = (A + S) / S: tokens per verify pass, the target's own token included (plain decoding = 1)."""
+    return (accepted + verify_steps) / verify_steps if verify_steps else None
+
+
 def speculation_metrics(drafted: int, accepted: int, verify_steps: int, draft_s: float, target_s: float,
                         accepted_per_step: list[int] | None = None) -> dict:
     """The glossary's figures (docs/ALGORITHMS.md section 3): acceptance rate = A / D, mean accepted
     length tau = (A + S) / S, which counts the target's own token (plain decoding = 1.00), and the
     acceptance per depth: the share of verify steps whose accepted drafts reach depth d (1-based)."""
     s = verify_steps
+    rate, tau = acceptance_rate(accepted, drafted), mean_accepted_length(accepted, s)
     out = dict(drafted=drafted, accepted=accepted, verify_steps=s,
-               acceptance_rate=round(accepted / drafted, 4) if drafted else None,
-               mean_accepted_length=round((accepted + s) / s, 4) if s else None,
+               acceptance_rate=round(rate, 4) if rate is not None else None,
+               mean_accepted_length=round(tau, 4) if tau is not None else None,
                draft_s=round(draft_s, 6), target_s=round(target_s, 6))
     if accepted_per_step:
         deepest = max(accepted_per_step)
         out["acceptance_by_depth"] = [round(sum(n >= d for n in accepted_per_step) / len(accepted_per_step), 4)
                                       for d in range(1, deepest + 1)]
+    return out
+
+
+def metrics_so_far(steps) -> dict:
+    """The speculation figures over recorded steps (a speculative or EAGLE history up to a cursor):
+    counts only the accepted drafts that were emitted, as the decoder does. Adds ``new_tokens``,
+    ``wall_s`` and ``target_forwards`` (every step is one target forward)."""
+    verify = [s for s in steps if s.is_verify]
+    acc = [min(s.n_accepted, len(s.emitted)) for s in verify]
+    out = speculation_metrics(sum(s.n_drafted for s in verify), sum(acc), len(verify),
+                              sum(s.draft_s for s in steps), sum(s.target_s for s in steps), acc)
+    out.update(new_tokens=sum(len(s.emitted) for s in steps), wall_s=sum(s.elapsed_s for s in steps),
+               target_forwards=len(steps))
     return out
 
 
@@ -225,11 +249,8 @@ class AutoregressiveDecoder(Decoder):
         super().__init__(lm, max_new_tokens, seed, stop_at_eos, backend)
         self.settings = settings or SamplingSettings()
         self.sampler_name = sampler
-        if sampler is None:  # greedy: only the processors that change the argmax's input apply
-            greedy_settings = SamplingSettings(repetition_penalty=self.settings.repetition_penalty)
-            self.processors = build_processors(greedy_settings)
-        else:
-            self.processors = build_processors(self.settings)
+        self.processors = build_processors(self.settings, argmax=sampler is None)
+        if sampler is not None:
             make_sampler(sampler)  # validate the name now, not mid-run
         self.strategy = "greedy" if sampler is None else "sample"
 

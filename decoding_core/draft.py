@@ -188,3 +188,13 @@ def load_draft(target: LoadedModel, source: str) -> LoadedModel | None:
     draft = load_model(source, device=target.device.type, dtype=str(target.dtype).replace("torch.", ""))
     check_same_tokenizer(target, draft)
     return draft
+
+
+def draft_manifest(folder: Path = DRAFT_DIR) -> dict:
+    """The shipped draft's manifest ({} when it has none or it cannot be read)."""
+    import json
+
+    try:
+        return json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}

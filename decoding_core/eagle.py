@@ -24,7 +24,7 @@ from .decoders import DraftVerifyDecoder, crop_to
 from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
-from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, static_tree_parents,
+from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, position_ids, static_tree_parents,
                     tree_attention_mask, tree_verify_mask)
 
 
@@ -54,6 +54,19 @@ class EagleStep:
     draft_s: float
     target_s: float
     elapsed_s: float
+
+    @property
+    def is_verify(self) -> bool:
+        """A tree step is a verify pass; the prefill step is the target's own first token."""
+        return self.kind == "tree"
+
+    @property
+    def n_drafted(self) -> int:
+        return len(self.tokens) - 1 if self.is_verify else 0
+
+    @property
+    def n_accepted(self) -> int:
+        return len(self.accepted_path) - 1
 
 
 def accept_greedy(tree: DraftTree, target_next: list[int]) -> list[int]:
@@ -124,11 +137,10 @@ class EagleDecoder(DraftVerifyDecoder):
         self.head = head
         self.d2t = d2t.tolist() if d2t is not None else None
         self.tree_kind, self.top_k, self.depth, self.total_tokens = tree, top_k, depth, total_tokens
-        self.static_parents, self.static_keys = static_tree_parents(static_paths or REFERENCE_STATIC_TREE)
+        self.static_keys = static_tree_parents(static_paths or REFERENCE_STATIC_TREE)[1]
         self.sampling = sample
         self.settings = settings or SamplingSettings()
-        self.processors = build_processors(self.settings if sample else
-                                           SamplingSettings(repetition_penalty=self.settings.repetition_penalty))
+        self.processors = build_processors(self.settings, argmax=not sample)
 
     def metrics(self) -> dict:
         return {**super().metrics(), "sizes": {"head": self.head.kind, "tree": self.tree_kind,
@@ -280,12 +292,15 @@ class EagleDecoder(DraftVerifyDecoder):
 
     def _rerank(self, tree: DraftTree) -> DraftTree:
         keep = sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))[: self.total_tokens - 1]
-        keep = sorted(keep, key=lambda i: (depths(tree.parents)[i], i))
-        keep_set = set(keep)
-        assert all(tree.parents[i] == 0 or tree.parents[i] in keep_set for i in keep)  # parents outrank children
+        d = depths(tree.parents)
+        return self._subtree(tree, sorted(keep, key=lambda i: (d[i], i)))
+
+    def _subtree(self, tree: DraftTree, keep: list[int]) -> DraftTree:
+        """The tree of the root and the ``keep`` nodes (each one's parent kept before it), re-indexed."""
         new_index = {0: 0}
         out = DraftTree([tree.tokens[0]], [-1], [0.0], [0])
         for i in keep:
+            assert tree.parents[i] in new_index  # a parent always outranks (and precedes) its child
             new_index[i] = len(out.tokens)
             self._add(out, new_index[tree.parents[i]], tree.tokens[i], tree.scores[i], tree.ranks[i])
         return out
@@ -302,7 +317,7 @@ class EagleDecoder(DraftVerifyDecoder):
         budget = self.max_new_tokens - len(self.tokens)
         tree = self._fit_budget(tree, budget)
         ids = torch.tensor([tree.tokens], device=self.lm.device)
-        pos = torch.tensor([[prefix + d for d in depths(tree.parents)]], device=self.lm.device)
+        pos = position_ids(tree.parents, prefix)[None].to(self.lm.device)
         mask = tree_verify_mask(tree.parents, prefix, self.lm.dtype, self.lm.device)
         logits, hidden = self._target(ids, position_ids=pos, attention_mask=mask)
         ctx = self.context
@@ -334,12 +349,7 @@ class EagleDecoder(DraftVerifyDecoder):
         d = depths(tree.parents)
         if max(d) + 1 <= budget:
             return tree
-        keep = [i for i in range(1, len(tree.tokens)) if d[i] + 1 <= budget]
-        new_index, out = {0: 0}, DraftTree([tree.tokens[0]], [-1], [0.0], [0])
-        for i in keep:
-            new_index[i] = len(out.tokens)
-            self._add(out, new_index[tree.parents[i]], tree.tokens[i], tree.scores[i], tree.ranks[i])
-        return out
+        return self._subtree(tree, [i for i in range(1, len(tree.tokens)) if d[i] + 1 <= budget])
 
     @staticmethod
     def _node_contexts(tree: DraftTree, ctx: list[int]) -> list[list[int]]:
@@ -373,96 +383,3 @@ class EagleDecoder(DraftVerifyDecoder):
         self.target_s += dt
         return EagleStep(len(self.history), "prefill", (tok,), (self.lm.token_text(tok),), (-1,), (0.0,), None, (0,),
                          tok, self.lm.token_text(tok), (tok,), 0.0, dt, dt)
-
-
-HEADS = ("eagle1", "eagle3")
-HEAD_NAMES = {"eagle1": "EAGLE-1 (last-layer features, the target's full vocabulary)",
-              "eagle3": "EAGLE-3 (fused low/middle/high features, reduced vocabulary, training-time test)"}
-
-
-def default_head() -> str:
-    """The shipped head with the higher held-out mean accepted length (their manifests' ``heldout_tau``);
-    EAGLE-3 when both have none yet, EAGLE-1 when EAGLE-3 is not shipped."""
-    from .eagle3_head import EAGLE3_DIR
-
-    if not (EAGLE3_DIR / "model.safetensors").exists():
-        return "eagle1"
-    taus = {k: head_manifest(k).get("heldout_tau", {}).get("tau") for k in HEADS}
-    if all(isinstance(t, (int, float)) for t in taus.values()):
-        return max(HEADS, key=lambda k: (taus[k], k == "eagle3"))
-    return "eagle3"
-
-
-def load_head(target: LoadedModel, kind: str):
-    """The shipped head of that kind for the embedded target (ModelLoadError with a clear message if not)."""
-    if kind == "eagle1":
-        from .eagle_head import load_embedded_head
-
-        return load_embedded_head(target)
-    if kind == "eagle3":
-        from .eagle3_head import load_eagle3
-
-        return load_eagle3(target)
-    raise ValueError(f"head must be one of {', '.join(HEADS)}, got {kind!r}")
-
-
-def head_manifest(kind: str) -> dict:
-    """The shipped head's manifest ({} when it has none)."""
-    import json
-
-    from .eagle3_head import EAGLE3_DIR
-    from .eagle_head import EAGLE_DIR
-
-    path = (EAGLE3_DIR if kind == "eagle3" else EAGLE_DIR) / "manifest.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def tau_table(manifest: dict) -> dict[tuple[int, int], float]:
-    """{(total_tokens, depth): held-out tau} from a head manifest's ``tau_by_size`` (empty if absent)."""
-    rows = manifest.get("tau_by_size", {}).get("rows", [])
-    return {(int(t), int(d)): float(tau) for t, d, tau in rows}
-
-
-def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
-    """The dynamic tree size that maximises expected tokens/s on THIS device: the head's held-out tau for
-    each (total_tokens, depth) (its manifest) over the measured cost of a verify pass of that many tokens
-    plus ``depth`` head levels (decoding_core/sizing.py). Returns the choice and what it was chosen from."""
-    from .sizing import choose_tree, forward_costs, head_level_cost
-
-    manifest = head_manifest(kind)
-    table = tau_table(manifest)
-    if not table:
-        return {"total_tokens": 32, "depth": 5, "reason": "no tau table in the head's manifest: the reference size"}
-    measured_k = manifest.get("tau_by_size", {}).get("top_k")
-    if measured_k is not None and measured_k != top_k:
-        return {"total_tokens": 32, "depth": 5,
-                "reason": f"the head's tau table was measured with top-k {measured_k}, not {top_k}: the reference size"}
-    verify = forward_costs(target)
-    level = head_level_cost(target, head, top_k)
-    (total, depth), rates = choose_tree(table, verify, level)
-    return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
-            "verify_s": verify, "level_s": level, "tau": table[(total, depth)], "reason": "measured"}
-
-
-def build_eagle_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> EagleDecoder:
-    from .models import ModelLoadError
-    from .sizing import chosen_by
-
-    kind = args.head or default_head()
-    try:
-        head = load_head(lm, kind)
-    except ModelLoadError as exc:
-        raise ValueError(str(exc)) from exc
-    total, depth = args.total_tokens, args.depth
-    chosen = None
-    if "auto" in (total, depth):  # a static tree has its fixed shape: the reference sizes stand in
-        chosen = auto_tree(lm, head, kind, args.tree_top_k) if args.tree == "dynamic" else None
-        sizes = chosen or {"total_tokens": 32, "depth": 5}
-        total = sizes["total_tokens"] if total == "auto" else total
-        depth = sizes["depth"] if depth == "auto" else depth
-    dec = EagleDecoder(lm, head, args.tree, args.tree_top_k, depth, total, settings, bool(args.target_sample), **common)
-    dec.chosen_by = chosen_by(chosen)
-    return dec

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 
 import torch
 from transformers import DynamicCache, StaticCache
@@ -28,7 +29,11 @@ log = logging.getLogger(__name__)
 
 BACKENDS = ("eager", "static", "compiled")
 BUCKET = 256            # static caches are sized in multiples of this many positions
-_compiled: dict[int, object] = {}     # id(model) -> compiled forward
+# id(model) -> (model, compiled forward): at most MAX_COMPILED models (the app keeps 3 loaded), least
+# recently used first out, so an evicted model is not kept alive for good; the model is kept beside its
+# id so a reused id never picks up another model's compiled forward.
+MAX_COMPILED = 3
+_compiled: "OrderedDict[int, tuple]" = OrderedDict()
 _warmed: set[tuple] = set()           # (id(model), input length, logits kept) already compiled
 _lock = threading.Lock()
 
@@ -52,11 +57,15 @@ def compile_mode(device: torch.device) -> str:
 
 def _compiled_forward(model: torch.nn.Module, device: torch.device):
     with _lock:
-        fn = _compiled.get(id(model))
-        if fn is None:
-            fn = torch.compile(model.forward, mode=compile_mode(device), fullgraph=True)
-            _compiled[id(model)] = fn
-        return fn
+        entry = _compiled.get(id(model))
+        if entry is None or entry[0] is not model:
+            entry = (model, torch.compile(model.forward, mode=compile_mode(device), fullgraph=True))
+            _compiled[id(model)] = entry
+            while len(_compiled) > MAX_COMPILED:
+                old_id, _ = _compiled.popitem(last=False)
+                _warmed.difference_update({k for k in _warmed if k[0] == old_id})
+        _compiled.move_to_end(id(model))
+        return entry[1]
 
 
 class TargetPass:

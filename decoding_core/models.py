@@ -15,7 +15,9 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -34,6 +36,11 @@ DEVICES = ("auto", "cpu", "cuda", "mps")
 Progress = Callable[[str, float], None]
 
 
+# token id -> on-screen text, per tokenizer; entries go when their tokenizer is garbage-collected
+_TOKEN_TEXTS: "weakref.WeakKeyDictionary[object, dict[int, str]]" = weakref.WeakKeyDictionary()
+_TEXTS_LOCK = threading.Lock()
+
+
 class ModelLoadError(RuntimeError):
     """A model could not be loaded; the message says why and what to do."""
 
@@ -46,7 +53,6 @@ class LoadedModel:
     device: torch.device
     dtype: torch.dtype
     load_s: float
-    _texts: dict = field(default_factory=dict, compare=False, repr=False)  # token id -> on-screen text
     # A draft with a reduced vocabulary (EAGLE-3 style): draft_vocab[i] is the target id of draft token i and
     # draft_head maps the draft's last hidden state to logits over those V_d tokens. None: the full vocabulary.
     draft_vocab: torch.Tensor | None = field(default=None, compare=False, repr=False)
@@ -86,13 +92,16 @@ class LoadedModel:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)
 
     def token_text(self, token_id: int) -> str:
-        """How one token reads on screen (leading spaces and newlines made visible); memoised."""
+        """How one token reads on screen (leading spaces and newlines made visible); memoised per tokenizer
+        outside this shared object (``_TOKEN_TEXTS``)."""
         token_id = int(token_id)
-        text = self._texts.get(token_id)
+        with _TEXTS_LOCK:
+            texts = _TOKEN_TEXTS.setdefault(self.tokenizer, {})
+        text = texts.get(token_id)
         if text is None:
             raw = self.tokenizer.decode([token_id], skip_special_tokens=False)
             text = raw.replace("\n", "\u21b5").replace("\t", "\u21e5") if raw.strip() else repr(raw)[1:-1] or "\u2423"
-            self._texts[token_id] = text
+            texts[token_id] = text
         return text
 
 

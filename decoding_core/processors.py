@@ -7,9 +7,9 @@ repetition penalty, temperature, top-k, top-p, min-p.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
+
+from .settings import SamplingSettings
 
 NEG_INF = float("-inf")
 
@@ -111,48 +111,22 @@ class MinP(LogitsProcessor):
         return scores.masked_fill(remove, NEG_INF)
 
 
-@dataclass(frozen=True)
-class SamplingSettings:
-    """What turns raw logits into the distribution a token is drawn from. None = rule off."""
-
-    temperature: float = 1.0
-    top_k: int | None = None
-    top_p: float | None = None
-    min_p: float | None = None
-    repetition_penalty: float | None = None
-
-    def describe(self) -> str:
-        parts = [f"T={self.temperature:g}"]
-        if self.top_k:
-            parts.append(f"top-k={self.top_k}")
-        if self.top_p is not None and self.top_p < 1:
-            parts.append(f"top-p={self.top_p:g}")
-        if self.min_p:
-            parts.append(f"min-p={self.min_p:g}")
-        if self.repetition_penalty and self.repetition_penalty != 1:
-            parts.append(f"rep={self.repetition_penalty:g}")
-        return ", ".join(parts)
-
-
-def build_processors(s: SamplingSettings) -> list[LogitsProcessor]:
-    """The processors for settings, in transformers' order. Raises ValueError on bad values."""
+def build_processors(s: SamplingSettings, argmax: bool = False) -> list[LogitsProcessor]:
+    """The processors for settings, in transformers' order (validated by SamplingSettings). With
+    ``argmax`` only those that can change an argmax are kept (``SamplingSettings.for_argmax``)."""
+    if argmax:
+        s = s.for_argmax()
     procs: list[LogitsProcessor] = []
     if s.repetition_penalty is not None and s.repetition_penalty != 1.0:
         procs.append(RepetitionPenalty(s.repetition_penalty))
     if s.temperature != 1.0:
         procs.append(Temperature(s.temperature))
-    else:
-        Temperature(s.temperature)  # validate anyway
-    if s.top_k is not None and s.top_k != 0:
+    if s.top_k:
         procs.append(TopK(s.top_k))
     if s.top_p is not None and s.top_p < 1.0:
         procs.append(TopP(s.top_p))
-    elif s.top_p is not None:
-        TopP(s.top_p)
-    if s.min_p is not None and s.min_p > 0:
+    if s.min_p:
         procs.append(MinP(s.min_p))
-    elif s.min_p is not None:
-        MinP(s.min_p)
     return procs
 
 

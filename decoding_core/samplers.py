@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import torch
 
-SAMPLERS = ("multinomial", "gumbel", "gumbel-block", "exp-race")
+from .settings import SAMPLERS  # noqa: F401 - the sampler names are part of this module's API
+
 
 
 def open_uniform(shape, generator: torch.Generator, device, dtype=torch.float32) -> torch.Tensor:

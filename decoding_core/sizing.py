@@ -25,9 +25,12 @@ import time
 import torch
 from transformers import DynamicCache
 
+from .draft import draft_manifest
 from .fastpath import crop_to
+from .heads import head_manifest, tau_table
 from .models import LoadedModel
 from .trees import additive_mask
+from .settings import REFERENCE_N, REFERENCE_TREE
 from .trees import depths as tree_depths
 
 LENGTHS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
@@ -279,3 +282,41 @@ def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]
         for n in ns:
             steps_total[n] += _walk([min(r, n) for r in runs], len(g))
     return {n: tokens_total / s if s else 1.0 for n, s in steps_total.items()}
+
+
+def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> dict:
+    """The draft length N that maximises expected tokens/s on THIS device: the shipped draft's held-out
+    tau for each N (its manifest's ``tau_by_size``) over the measured cost of N draft steps plus a verify
+    pass of N + 1 tokens. Other drafts have no table: the reference N."""
+    rows = draft_manifest().get("tau_by_size", {}).get("rows", []) if source == "embedded" and draft is not None else []
+    if not rows:
+        return {"n_draft": REFERENCE_N, "reason": f"no tau table for this draft: the reference N = {REFERENCE_N}"}
+    table = {int(n): float(tau) for n, tau in rows}
+    verify = forward_costs(target)
+    step_s = draft_step_cost(target, draft)
+    n, rates = choose_chain(table, verify, step_s)
+    return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
+            "tau": table[n], "reason": "measured"}
+
+
+def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
+    """The dynamic tree size that maximises expected tokens/s on THIS device: the head's held-out tau for
+    each (total_tokens, depth) (its manifest) over the measured cost of a verify pass of that many tokens
+    plus ``depth`` head levels. Returns the choice and what it was chosen from."""
+    manifest = head_manifest(kind)
+    table = tau_table(manifest)
+    if not table:
+        return {**_reference_tree(), "reason": "no tau table in the head's manifest: the reference size"}
+    measured_k = manifest.get("tau_by_size", {}).get("top_k")
+    if measured_k is not None and measured_k != top_k:
+        return {**_reference_tree(),
+                "reason": f"the head's tau table was measured with top-k {measured_k}, not {top_k}: the reference size"}
+    verify = forward_costs(target)
+    level = head_level_cost(target, head, top_k)
+    (total, depth), rates = choose_tree(table, verify, level)
+    return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
+            "verify_s": verify, "level_s": level, "tau": table[(total, depth)], "reason": "measured"}
+
+
+def _reference_tree() -> dict:
+    return {"total_tokens": REFERENCE_TREE[0], "depth": REFERENCE_TREE[1]}

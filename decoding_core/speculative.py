@@ -25,8 +25,8 @@ from transformers import DynamicCache
 from .decoders import DraftVerifyDecoder, crop_to, forward
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
+from .settings import RULES
 
-RULES = ("topk", "greedy", "sample")
 TOP_N = 12
 
 
@@ -148,6 +148,11 @@ class SpecStep:
     draft_s: float
     target_s: float
     elapsed_s: float
+    is_verify = True                      # every step is one verify pass (metrics_so_far)
+
+    @property
+    def n_drafted(self) -> int:
+        return len(self.drafts)
 
 
 class SpeculativeDecoder(DraftVerifyDecoder):
@@ -175,9 +180,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.n_draft, self.rule, self.verify_k = n_draft, rule, verify_k
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
-        base = self.settings if self.sampling else SamplingSettings(repetition_penalty=self.settings.repetition_penalty)
-        self.processors = build_processors(base)
-        self.draft_name = draft.name if draft is not None else "prompt lookup"
+        self.processors = build_processors(self.settings, argmax=not self.sampling)
 
     def metrics(self) -> dict:
         return {**super().metrics(), "sizes": {"n_draft": self.n_draft, "chosen_by": self.chosen_by}}
@@ -265,51 +268,6 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                             tuple(qi[ids].tolist()), tuple(res[ids].tolist()))
         return SpecStep(len(self.history), tuple(drafts), v.n_accepted, v.next_token, self.lm.token_text(v.next_token),
                         v.next_source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
-
-
-def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> dict:
-    """The draft length N that maximises expected tokens/s on THIS device: the shipped draft's held-out
-    tau for each N (its manifest's ``tau_by_size``) over the measured cost of N draft steps plus a verify
-    pass of N + 1 tokens (decoding_core/sizing.py). Other drafts have no table: N = 4."""
-    import json
-
-    from .draft import DRAFT_DIR
-    from .sizing import choose_chain, draft_step_cost, forward_costs
-
-    rows = []
-    if source == "embedded" and draft is not None:
-        try:
-            rows = json.loads((DRAFT_DIR / "manifest.json").read_text()).get("tau_by_size", {}).get("rows", [])
-        except (OSError, ValueError):
-            rows = []
-    if not rows:
-        return {"n_draft": 4, "reason": "no tau table for this draft: the reference N = 4"}
-    table = {int(n): float(tau) for n, tau in rows}
-    verify = forward_costs(target)
-    step_s = draft_step_cost(target, draft)
-    n, rates = choose_chain(table, verify, step_s)
-    return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
-            "tau": table[n], "reason": "measured"}
-
-
-def build_speculative_from_cli(lm: LoadedModel, args, settings: SamplingSettings, common: dict) -> SpeculativeDecoder:
-    from .draft import load_draft
-    from .models import ModelLoadError
-    from .sizing import chosen_by
-
-    try:
-        draft = load_draft(lm, args.draft)
-    except ModelLoadError as exc:
-        raise ValueError(str(exc)) from exc
-    n = args.n_draft if args.n_draft is not None else ("auto" if args.draft == "embedded" else 4)
-    chosen = auto_chain(lm, draft, args.draft) if n == "auto" else None
-    n = chosen["n_draft"] if chosen else n
-    if n < 1:
-        raise ValueError(f"--n-draft must be >= 1, got {n}")
-    dec = SpeculativeDecoder(lm, draft, n, args.verify, args.verify_k, settings,
-                             target_sample=getattr(args, "target_sample", False), **common)
-    dec.chosen_by = chosen_by(chosen)
-    return dec
 
 
 def expected_tokens_per_step(alpha: float, n: int) -> float:

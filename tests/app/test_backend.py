@@ -2,7 +2,7 @@
 torch.compile of the embedded model runs in the app, and a bad URL value falls back to eager with a warning."""
 from tests.app.conftest import open_app
 
-PAGE = "views/sampling.py"
+PAGE = "pages/sampling.py"
 
 
 def run_to_end(at):

@@ -1,7 +1,7 @@
 """AppTest drives the Beam Search page: step, prune, the literal-rule pitfall, the diversity panel."""
 from tests.app.conftest import open_app
 
-PAGE = "views/beam.py"
+PAGE = "pages/beam.py"
 
 
 def metric(at, label):
@@ -62,3 +62,10 @@ def test_diversity_panel_measures():
     assert plain["pairwise overlap"] == 1.0  # deterministic
     assert hybrid["distinct-2"] >= plain["distinct-2"]
     assert not at.exception
+    # a changed setting never shows the old result as its own: the table goes, a note says why
+    n_tables = len(at.dataframe)
+    at.slider(key="div_seeds").set_value(2).run()
+    assert len(at.dataframe) == n_tables - 1
+    assert any("measured with other settings" in c.value for c in at.caption)
+    at.slider(key="div_seeds").set_value(3).run()  # back to the settings it was measured with: shown again
+    assert len(at.dataframe) == n_tables

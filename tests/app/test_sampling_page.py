@@ -1,7 +1,7 @@
 """AppTest drives the Sampling page's widgets on the embedded model and checks what they change."""
-from tests.app.conftest import open_app
+from tests.app.conftest import open_app, page_path
 
-PAGE = "views/sampling.py"
+PAGE = "pages/sampling.py"
 
 
 def metric(at, label):
@@ -68,7 +68,7 @@ def test_empty_prompt_and_bad_url_values_are_explained():
     warnings = " ".join(w.value for w in at.warning)
     assert "seed" in warnings and "dtype" in warnings and "chat" in warnings
     assert at.sidebar.number_input(key="seed").value == 0
-    at.switch_page(PAGE)
+    at.switch_page(page_path(PAGE))
     at.run()
     at.sidebar.text_area(key="prompt").set_value("   ").run()
     assert any("prompt is empty" in i.value for i in at.info)
@@ -80,7 +80,7 @@ def test_unloadable_model_falls_back_to_embedded():
     at.sidebar.text_input(key="model").set_value("/no/such/model").run()
     assert any("could not be loaded" in e.value for e in at.sidebar.error)
     assert any("could not be loaded" in w.value for w in at.warning)
-    at.switch_page(PAGE)
+    at.switch_page(page_path(PAGE))
     at.run()
     assert any("could not be loaded" in w.value for w in at.warning)
     assert metric(at, "Tokens left")  # the page still works on the embedded model

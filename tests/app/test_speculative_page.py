@@ -3,7 +3,7 @@
 from tests.app.conftest import open_app
 from tests.conftest import make_tiny_lm
 
-PAGE = "views/speculative.py"
+PAGE = "pages/speculative.py"
 
 
 def metric(at, label):

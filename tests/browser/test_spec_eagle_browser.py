@@ -46,7 +46,7 @@ def test_compare_page(server, page):
 def test_eagle_heads_and_device_sizing(server, page):
     """The EAGLE-3 head with its tree sized for this device (the measured cost curve and the chosen point),
     then EAGLE-1 from a link; both draft trees the target verifies."""
-    from decoding_core.eagle import default_head
+    from decoding_core.heads import default_head
 
     if default_head() != "eagle3":
         pytest.skip("the EAGLE-3 head is not shipped in this checkout")

@@ -23,7 +23,7 @@ def draft(embedded):
 
 @pytest.fixture(scope="module", params=["eagle1", "eagle3"])
 def head(embedded, request):
-    from decoding_core.eagle import load_head
+    from decoding_core.heads import load_head
     from decoding_core.eagle3_head import EAGLE3_DIR
 
     if request.param == "eagle3" and not (EAGLE3_DIR / "model.safetensors").exists():

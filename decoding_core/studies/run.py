@@ -1,0 +1,42 @@
+"""Run a study by its command-line name (``python -m decoding_core study NAME``)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..models import LoadedModel
+from ..settings import Beam, RunSettings, Speculative
+from . import beam, compare, sampling, speculative
+
+
+def _need(strategy, kind, name: str):
+    if not isinstance(strategy, kind):
+        raise ValueError(f"the {name} study needs --strategy {kind.name}")
+    return strategy
+
+
+def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: RunSettings, opts: dict,
+              others: list | None = None):
+    """The record of study ``name``; ``opts`` holds the study's own options (command-line names)."""
+    s = getattr(strategy, "sampling", None)
+    if name == "next-token":
+        return sampling.next_token(lm, prompt_ids, s, opts["top_n"])
+    if name == "sampler-fit":
+        names = tuple(x.strip() for x in opts["samplers"].split(",") if x.strip())
+        return sampling.sampler_fit(lm, prompt_ids, s, names, opts["draws"], run.seed)
+    if name == "reused-noise":
+        return sampling.reused_noise(lm, prompt_ids, s, opts["steps"], run.seed)
+    if name == "pruning":
+        return beam.pruning_savings(lm, prompt_ids, _need(strategy, Beam, name), run)
+    if name == "diversity":
+        return beam.diversity(lm, prompt_ids, _need(strategy, Beam, name), run, opts["seeds"], opts["prefix_m"])
+    if name == "n-sweep":
+        return speculative.n_sweep(lm, prompt_ids, _need(strategy, Speculative, name), run, opts["max_n"])
+    if name == "topk-drift":
+        from ..draft import load_draft
+
+        spec = replace(_need(strategy, Speculative, name), rule="topk")
+        return speculative.topk_drift(lm, load_draft(lm, spec.draft), prompt_ids, spec, opts["drift_k"],
+                                      opts["trials"], run.seed)
+    if name == "compare":
+        return compare.compare(lm, prompt_ids, others or [strategy], run)
+    raise ValueError(f"unknown study {name!r}")

@@ -1,0 +1,120 @@
+"""Speculative-decoding studies: how long the draft should be (N sweep), and top-K verification's drift."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import torch
+from transformers import DynamicCache
+
+from ..decoders import forward
+from ..models import LoadedModel
+from ..processors import apply_processors, build_processors
+from ..settings import Greedy, RunSettings, Sample, Speculative
+from ..speculative import draft_next_logits, expected_speedup, expected_tokens_per_step, verify_sample, verify_topk
+from ..strategies import Loaders, build_decoder, direct_loaders
+from . import Progress, StopCheck, never, no_progress
+
+
+def plain_run(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings):
+    """Plain target decoding of the same prompt, length and device: the baseline of every speed-up
+    (sampled with the strategy's settings when the strategy samples, else greedy)."""
+    plain = Sample(strategy.sampling) if strategy.samples else Greedy(strategy.sampling)
+    return build_decoder(lm, plain, run).start(prompt_ids).run()
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    n: int
+    tau: float                 # mean accepted length (A + S) / S
+    acceptance: float          # A / D
+    speedup: float             # tokens/s over plain decoding's, same run
+    c: float                   # draft time per drafted token / target time per token
+    tau_theory: float
+    speedup_theory: float
+
+
+@dataclass(frozen=True)
+class Sweep:
+    rows: tuple[SweepRow, ...]
+    alpha: float               # acceptance at N = 1, the theory's per-token acceptance
+    c: float                   # mean measured cost ratio
+    plain_tokens_per_s: float
+    stopped: bool = False
+
+    @property
+    def best(self) -> SweepRow:
+        return max(self.rows, key=lambda r: r.speedup)
+
+
+def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings, max_n: int = 8,
+            loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never) -> Sweep:
+    """Every N from 1 to max_n is an actual run of ``strategy`` (EOS ignored, so each run emits
+    run.max_new_tokens tokens); alpha and c are measured, the theory curves drawn from them."""
+    if not isinstance(max_n, int) or max_n < 1:
+        raise ValueError(f"the largest N must be an integer >= 1, got {max_n!r}")
+    loaders = loaders or direct_loaders()
+    run = replace(run, stop_at_eos=False)
+    progress(0.0, "plain target decoding")
+    base = plain_run(lm, prompt_ids, strategy, run).metrics
+    per_token = base["wall_s"] / base["new_tokens"]
+    measured, stopped = [], False
+    for n in range(1, max_n + 1):
+        if should_stop():
+            stopped = True
+            break
+        m = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids).run().metrics
+        measured.append((n, m["mean_accepted_length"], m["acceptance_rate"] or 0.0,
+                         (m["new_tokens"] / m["wall_s"]) * per_token,
+                         (m["draft_s"] / m["drafted"]) / per_token if m["drafted"] else 0.0))
+        progress(n / max_n, f"N = {n}: τ = {m['mean_accepted_length']}")
+    if not measured:
+        return Sweep((), 0.0, 0.0, 1 / per_token, True)
+    alpha = min(measured[0][2], 0.999)
+    c = sum(r[4] for r in measured) / len(measured)
+    rows = tuple(SweepRow(n, tau, acc, sp, cc, expected_tokens_per_step(alpha, n), expected_speedup(alpha, n, c))
+                 for n, tau, acc, sp, cc in measured)
+    return Sweep(rows, alpha, c, 1 / per_token, stopped)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """The first token's distribution under each verification rule, over many trials, against p."""
+
+    ids: tuple[int, ...]
+    texts: tuple[str, ...]
+    p: tuple[float, ...]       # the target's distribution on the shown tokens
+    q: tuple[float, ...]       # the draft's
+    freq: dict                 # rule -> empirical frequency of each shown token
+    tv: dict                   # rule -> total-variation distance to p over the whole vocabulary
+    trials: int
+
+
+def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strategy: Speculative, k: int = 5,
+               trials: int = 3000, seed: int = 0, shown: int = 15) -> Drift:
+    """The draft samples y ~ q; top-K verification and rejection sampling each decide, ``trials`` times."""
+    if draft is None:
+        raise ValueError("the drift needs a draft model with a distribution q (not prompt lookup)")
+    if not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be an integer >= 1, got {trials!r}")
+    ids = torch.tensor([prompt_ids], device=lm.device)
+    procs = build_processors(strategy.sampling)
+    p_logits = forward(lm.model, ids, DynamicCache(), 1)[0, -1:]
+    q_logits = draft_next_logits(draft, ids, DynamicCache(), lm.vocab_size)[None]  # as the decoder drafts
+    p1 = torch.softmax(apply_processors(procs, ids, p_logits).float(), -1)
+    q1 = torch.softmax(apply_processors(procs, ids, q_logits).float(), -1)
+    p2 = torch.cat([p1, p1])  # the rules read p_1..p_{N+1}: with one draft token the bonus row is p_1 again
+    gen = torch.Generator().manual_seed(seed)
+    topk_name = f"top-{k} (notes)"
+    counts = {topk_name: torch.zeros(p1.shape[1]), "rejection sampling": torch.zeros(p1.shape[1])}
+    for _ in range(trials):
+        y = int(torch.multinomial(q1[0], 1, generator=gen))
+        v = verify_topk([y], p2, k, gen)
+        counts[topk_name][y if v.n_accepted else v.next_token] += 1
+        v = verify_sample([y], p2, q1, torch.rand(1, generator=gen), gen)
+        counts["rejection sampling"][y if v.n_accepted else v.next_token] += 1
+    p, q = p1[0].cpu(), q1[0].cpu()
+    freqs = {name: c / trials for name, c in counts.items()}
+    top = torch.topk(p + q, min(shown, p.numel())).indices.tolist()
+    return Drift(tuple(top), tuple(lm.token_text(t) for t in top), tuple(p[top].tolist()), tuple(q[top].tolist()),
+                 {name: tuple(f[top].tolist()) for name, f in freqs.items()},
+                 {name: 0.5 * float((f - p).abs().sum()) for name, f in freqs.items()}, trials)

@@ -1,0 +1,183 @@
+"""Beam search with Freitag & Al-Onaizan pruning, step by step, and the hybrid sample-then-beam."""
+import streamlit as st
+
+from decoding_core.settings import EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam, BeamSettings, SamplingSettings
+from decoding_core.strategies import build_decoder
+from decoding_core.studies import beam as study
+from ui import results
+from ui.controls import Controls, Param, stepper
+from ui.lab import need_prompt
+from ui.texts import TEXT
+from viz.beam import candidate_rows, frontier_rows, nbest_rows, search_graph, to_dot
+from viz.tables import diversity_rows, pruning_rows
+
+P = Controls([
+    Param("k", 4, "Beam width k", 1, 16),
+    Param("beam_max_new", 16, "Max new tokens", 2, 64),
+    Param("eos_policy", "finished-set", "EOS policy", choices=EOS_POLICIES,
+          help="finished-set = transformers (a hypothesis ending in EOS leaves the beam for a finished set, scored "
+               "by log p / length^lp). in-beam = the source notes (it stays in the beam, expanded only by EOS at "
+               "log-prob 0, and keeps competing)."),
+    Param("length_penalty", 1.0, "Length penalty lp", -2.0, 3.0, 0.1, help="finished-set only: score / length^lp"),
+    Param("early_stopping", "false", "Early stopping", choices=tuple(EARLY_STOPPING),
+          help="transformers' rule: true = stop once k hypotheses finished; false = stop when no running beam can "
+               "beat the worst finished one (heuristic); never = the exact check."),
+    Param("use_rp", False, "Relative rp", help="prune c if P(c) <= rp × P(best)"),
+    Param("use_ap", False, "Absolute ap", help="prune c if score(c) <= score(best) - ap"),
+    Param("use_rpl", False, "Relative local rpl", help="prune c if p(last token) <= rpl × best last-token p"),
+    Param("use_mc", False, "Max per node mc", help="at most mc survivors share one parent"),
+    Param("rp", 0.6, "rp", 0.01, 1.0, 0.01),
+    Param("ap", 2.5, "ap", 0.0, 20.0, 0.1),
+    Param("rpl", 0.02, "rpl", 0.001, 1.0, 0.001, fmt="%.3f"),
+    Param("mc", 3, "mc", 1, 16),
+    Param("literal_rp", False, "Pitfall: apply the notes' relative rule literally to log-probs (score ≤ rp × max "
+                               "score)",
+          help="Scores are negative log-probs: rp × (−2) = −1.2 > −2, so the BEST hypothesis is pruned too."),
+    Param("prefix_m", 0, "Hybrid: sample the first m tokens", 0, 16,
+          help="m > 0: sample a prefix (diversity), then beam search the rest (quality)."),
+    Param("prefix_sampler", "multinomial", "Prefix sampler", choices=SAMPLERS),
+    Param("prefix_temperature", 1.0, "Prefix temperature", 0.05, 3.0, 0.05),
+    Param("beam_show_off", "last", "Candidates that fell off the top-k", choices=("last", "none", "all"),
+          widget="radio", help="last = only at the newest step"),
+    Param("div_seeds", 4, "Seeds n", 2, 8),
+    Param("div_m", 3, "Sampled prefix m", 1, 16),
+])
+RULES = (("rp", "use_rp"), ("ap", "use_ap"), ("rpl", "use_rpl"), ("mc", "use_mc"))
+
+
+def controls() -> Beam:
+    ss = st.session_state
+    with st.container(border=True):
+        c = st.columns(5)
+        for col, key in zip(c, ("k", "beam_max_new", "eos_policy", "length_penalty", "early_stopping")):
+            P.show(key, col, disabled=key in ("length_penalty", "early_stopping") and ss.eos_policy == "in-beam")
+        st.markdown(TEXT["beam.pruning"])
+        for col, (rule, use) in zip(st.columns(4), RULES):
+            P.show(use, col)
+            P.show(rule, col, disabled=not ss[use])
+        P.show("literal_rp", disabled=not ss.use_rp)
+        h = st.columns(3)
+        P.show("prefix_m", h[0])
+        P.show("prefix_sampler", h[1], disabled=ss.prefix_m == 0)
+        P.show("prefix_temperature", h[2], disabled=ss.prefix_m == 0)
+    on = {rule: ss[rule] if ss[use] else None for rule, use in RULES}
+    beam = BeamSettings(ss.k, ss.eos_policy, float(ss.length_penalty), EARLY_STOPPING[ss.early_stopping], **on,
+                        literal_rp=ss.use_rp and ss.literal_rp, sample_prefix=ss.prefix_m)
+    return Beam(beam, SamplingSettings(temperature=float(ss.prefix_temperature)), ss.prefix_sampler)
+
+
+def render() -> None:
+    lab = st.session_state["lab"]
+    st.title("Beam search")
+    st.caption("Keep the k best partial answers at every step; prune the hopeless ones early (Freitag & "
+               "Al-Onaizan, 2017).")
+    prompt_ids = need_prompt(lab)
+    P.seed()
+    strategy = controls()
+    run = lab.run(P["beam_max_new"], backend="eager")
+    try:
+        build_decoder(lab.lm, strategy, run)  # a bad combination is reported here, not mid-run
+    except ValueError as exc:
+        P.sync()
+        st.error(f"{exc}. Adjust the controls above.")
+        st.stop()
+    search(lab, strategy, run, prompt_ids)
+
+    st.header("Does sampling a prefix make beam search more diverse?")
+    st.markdown(TEXT["beam.diversity"])
+    d1, d2, d3 = st.columns(3)
+    P.show("div_seeds", d1)
+    P.show("div_m", d2)
+    P.sync()
+    key = (lab.key, strategy, run, P["div_seeds"], P["div_m"])
+    if d3.button("Measure diversity", type="primary", width="stretch"):
+        bar = st.progress(0.0)
+        results.keep("diversity", key, study.diversity(lab.lm, prompt_ids, strategy, run, P["div_seeds"], P["div_m"],
+                                                       progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
+        bar.empty()
+    div = results.get("diversity", key, "Measure diversity")
+    if div:
+        st.dataframe(diversity_rows(div), hide_index=True, width="stretch")
+        with st.expander("The outputs"):
+            for row in div.rows:
+                st.markdown(f"**{row.method}**")
+                for text in row.outputs:
+                    st.text(text)
+        st.caption(f"Measured in {div.wall_s:.1f} s on {lab.lm.device.type}.")
+
+
+@st.fragment
+def search(lab, strategy: Beam, run, prompt_ids):
+    lm = lab.lm
+    state = stepper("beam", (lab.key, strategy, run), lambda: build_decoder(lm, strategy, run).start(prompt_ids))
+    dec, cursor = state["decoder"], state["cursor"]
+    shown = dec.history[: cursor + 1]
+    if not shown:
+        st.info("Press **Step** to expand the beam once (one model forward over all running hypotheses), or "
+                "**Run to end**.")
+        return
+    step = shown[-1]
+    st.subheader(f"Step {step.index}" + (" · sampled prefix token" if step.kind == "sample" else ""))
+    g1, g2 = st.columns([3, 2])
+    with g1:
+        show_off = P.show("beam_show_off", st)
+        P.sync()
+        st.graphviz_chart(to_dot(search_graph(shown, "…" + lm.decode(prompt_ids[-6:]), show_off)), width="stretch")
+        st.caption(TEXT["beam.graph"])
+    with g2:
+        if step.kind == "sample":
+            st.markdown(f"Sampled **`{step.sample.token_text}`** with p = {step.sample.prob:.3f} "
+                        f"({strategy.sampler}, T = {strategy.sampling.temperature}). Beam search starts after "
+                        f"{strategy.beam.sample_prefix} sampled tokens.")
+        else:
+            step_tables(step, lm)
+        m = dec.metrics()
+        a, b, c = st.columns(3)
+        a.metric("Hypotheses fed", step.rows_expanded, help="rows in this step's model forward")
+        b.metric("Candidates", sum(1 for c_ in step.candidates if c_.status != "carried"))
+        c.metric("Pruned", sum(1 for c_ in step.candidates if c_.status == "pruned"))
+        a.metric("Total fed", m["hypotheses_expanded"], help="rows fed to the model, summed over steps (prefill = 1)")
+        b.metric("Forwards", m["target_forwards"])
+        c.metric("Time", f"{m['wall_s']:.2f} s")
+    if dec.done and cursor == len(dec.history) - 1:
+        finish(lab, strategy, run, state, prompt_ids)
+
+
+def step_tables(step, lm) -> None:
+    st.markdown("**Frontier** after this step (running beams, best first)")
+    if step.frontier:
+        st.dataframe(frontier_rows(step, lm.decode), hide_index=True, width="stretch")
+    else:
+        st.caption("No running beams left: every survivor finished, reached the length limit, or was pruned.")
+    with st.expander(f"All {len([c for c in step.candidates if c.status != 'carried'])} candidates considered at "
+                     "this step"):
+        st.dataframe(candidate_rows(step), hide_index=True, width="stretch")
+    if step.finished:
+        st.markdown("**Finished set** (score = log p / length^lp)")
+        st.dataframe(nbest_rows(step.finished, lm.decode, True), hide_index=True, width="stretch")
+
+
+def finish(lab, strategy: Beam, run, state, prompt_ids) -> None:
+    st.subheader("Result")
+    dec = state["decoder"]
+    hyps = dec.hypotheses()
+    if not hyps:
+        st.warning(TEXT["beam.empty"])
+        return
+    st.markdown("**n-best list**")
+    st.dataframe(nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set"), hide_index=True,
+                 width="stretch")
+    if strategy.beam.pruning:
+        if state.get("savings") is None:
+            with st.spinner("Running the same search with pruning off, for comparison…"):
+                state["savings"] = study.pruning_savings(lab.lm, prompt_ids, strategy, run, pruned=dec)
+        sv = state["savings"]
+        st.markdown("**What pruning saved** (same prompt, seed and settings, pruning off)")
+        st.dataframe(pruning_rows(sv), hide_index=True, width="stretch")
+        st.markdown(f"Pruning fed **{sv.saved:.0%} fewer** hypotheses to the model. The best hypothesis is "
+                    f"**{'unchanged' if sv.same_best else 'different'}**"
+                    + ("." if sv.same_best else f": without pruning it is “{sv.rows[1].best_text}”."))
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,119 @@
+"""Sampling: the next-token distribution, samplers against the exact probabilities, the reused-noise
+pitfall, and a sampled continuation step by step."""
+import streamlit as st
+
+from decoding_core.settings import SAMPLERS, Sample
+from decoding_core.strategies import build_decoder
+from decoding_core.studies import sampling as study
+from ui import results
+from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
+from ui.lab import need_prompt
+from ui.texts import TEXT
+from viz.sampling import distribution_figure, histogram_figure, tokens_html
+from viz.tables import sampler_rows
+
+P = Controls(sampling_table() + [
+    Param("top_n", 25, "Tokens shown", 5, 60),
+    Param("draws", 10000, "M draws", 100, 100000, 1000, widget="number"),
+    Param("samplers", ("multinomial", "gumbel"), "Samplers", choices=SAMPLERS),
+    Param("pitfall_steps", 500, "T steps", 10, 2000, 10),
+    Param("step_sampler", "gumbel", "Sampler", choices=SAMPLERS),
+    Param("max_new", 48, "Max new tokens", 1, 256),
+])
+
+
+@st.cache_resource(show_spinner="Reading the prompt (one forward)…", max_entries=8)
+def raw_logits(_lm, key):
+    """The raw next-token logits for this model and prompt (one forward, kept per process)."""
+    return study.next_token_logits(_lm, list(key[3]))
+
+
+def render() -> None:
+    lab = st.session_state["lab"]
+    lm = lab.lm
+    st.title("Sampling")
+    st.caption("How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a token is "
+               "drawn from it.")
+    prompt_ids = need_prompt(lab)
+    P.seed()
+
+    st.header("1 · The next-token distribution")
+    left, right = st.columns([1, 3])
+    settings = show_sampling(P, where=left)
+    P.show("top_n", left)
+    raw = raw_logits(lm, lab.key)
+    nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
+    with right:
+        st.plotly_chart(distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),
+                        width="stretch")
+        m1, m2, m3, m4 = st.columns(4)
+        m1.metric("Tokens left", f"{nt.kept:,}", help="with probability > 0 after the processors")
+        m2.metric("Top token p", f"{nt.top_p:.3f}")
+        m3.metric("Entropy raw", f"{nt.entropy_raw:.2f} nats")
+        m4.metric("Entropy processed", f"{nt.entropy_processed:.2f} nats")
+    with st.expander("The rules, in plain words and in symbols", expanded=False):
+        st.markdown(TEXT["sampling.rules"])
+        st.latex(r"p_i = \frac{\exp(\ell_i / T)}{\sum_j \exp(\ell_j / T)} \qquad "
+                 r"\text{min-p keeps } i \iff p_i \ge \text{min\_p}\cdot\max_j p_j")
+
+    st.header("2 · Draw M samples: Gumbel-max against softmax + multinomial")
+    st.markdown(TEXT["sampling.gumbel"])
+    st.latex(r"\arg\max_i\,(\ell_i + G_i) \sim \text{Categorical}\big(\text{softmax}(\ell)\big)")
+    c1, c2, c3 = st.columns([1, 2, 1])
+    P.show("draws", c1)
+    picked = P.show("samplers", c2)
+    key = (lab.key, settings, P["draws"], picked, min(20, P["top_n"]))
+    if c3.button("Draw samples", type="primary", width="stretch", disabled=not picked):
+        with st.spinner(f"Drawing {P['draws']:,} samples with each sampler…"):
+            results.keep("draws", key, study.sampler_fit(lm, prompt_ids, settings, picked, int(P["draws"]), lab.seed,
+                                                         min(20, P["top_n"]), raw=raw))
+    fit = results.get("draws", key, "Draw samples")
+    if fit:
+        st.plotly_chart(histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}),
+                        width="stretch")
+        st.dataframe(sampler_rows(fit), hide_index=True, width="stretch")
+        st.caption(TEXT["sampling.block_trick"])
+    elif picked:
+        st.info("Press **Draw samples** to draw from the processed distribution above.")
+
+    st.header("3 · The pitfall: Gumbel noise drawn once and reused")
+    st.markdown(TEXT["sampling.pitfall"])
+    P.show("pitfall_steps")
+    rn = study.reused_noise(lm, prompt_ids, settings, int(P["pitfall_steps"]), lab.seed, min(15, P["top_n"]), raw=raw)
+    st.plotly_chart(histogram_figure(rn.shown_texts, rn.exact, {"fresh noise": rn.fresh_freq,
+                                                                "reused noise (bug)": rn.reused_freq},
+                                     title=f"{rn.steps} steps on one distribution"), width="stretch")
+    st.markdown(f"Distinct tokens drawn: **{rn.distinct_fresh}** with fresh noise, **{rn.distinct_reused}** with "
+                "reused noise.")
+
+    st.header("4 · A sampled continuation, step by step")
+    st.markdown(TEXT["sampling.stepping"])
+    c1, c2 = st.columns(2)
+    P.show("step_sampler", c1)
+    P.show("max_new", c2)
+    P.sync()
+    step_through(lab, Sample(settings, P["step_sampler"]), lab.run(P["max_new"]), prompt_ids)
+
+
+@st.fragment
+def step_through(lab, strategy, run, prompt_ids):
+    lm = lab.lm
+    state = stepper("sampling", (lab.key, strategy, run),
+                    lambda: build_decoder(lm, strategy, run).start(prompt_ids))
+    dec, cursor = state["decoder"], state["cursor"]
+    hist = dec.history[: cursor + 1]
+    st.markdown(tokens_html([r.token_text for r in hist], [r.prob for r in hist], current=cursor)
+                if hist else "_No tokens yet: press **Step**._", unsafe_allow_html=True)
+    if hist:
+        rec = hist[-1]
+        st.markdown(f"**Step {rec.index}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "
+                    f"(raw {rec.raw_prob:.3f}); {rec.kept:,} tokens were left after the processors, entropy "
+                    f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
+        st.plotly_chart(distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
+                                            title=f"Distribution at step {rec.index}"), width="stretch")
+        st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
+                   f"({dec.target.active} target forward).")
+
+
+if __name__ == "__main__":
+    render()

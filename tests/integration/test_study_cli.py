@@ -1,0 +1,39 @@
+"""`python -m decoding_core study NAME` on the embedded model gives the same record as the page's function."""
+import json
+
+import pytest
+
+from decoding_core.cli import main
+from decoding_core.settings import SamplingSettings
+from decoding_core.studies import as_json, sampling
+
+CHAT = "Write a short poem about the sea."
+
+
+def study(capsys, *args) -> dict:
+    assert main(["study", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_next_token_study_matches_the_function(capsys, embedded):
+    out = study(capsys, "next-token", "--chat", CHAT, "--temperature", "0.7", "--top-k", "5", "--top-n", "12")
+    assert out["study"] == "next-token" and out["settings"]["top_k"] == 5
+    rec = sampling.next_token(embedded, embedded.encode(CHAT, chat=True), SamplingSettings(temperature=0.7, top_k=5), 12)
+    assert out["result"]["ids"] == list(rec.ids) and out["result"]["kept"] == 5
+    assert out["result"]["processed"] == pytest.approx(list(rec.processed), abs=1e-6)
+    assert as_json(rec)["texts"] == out["result"]["texts"]
+
+
+def test_compare_study_runs_the_greedy_family(capsys):
+    out = study(capsys, "compare", "--chat", CHAT, "--max-new-tokens", "6", "--strategies", "greedy,beam,speculative",
+                "--num-beams", "1", "--draft", "prompt-lookup", "--n-draft", "2")
+    runs = out["result"]["runs"]
+    assert [r["strategy"] for r in runs] == ["greedy", "beam", "speculative"]
+    assert all(r["same_as_reference"] for r in runs[1:]) and all(r["new_tokens"] <= 6 for r in runs)
+
+
+def test_bad_study_options_exit_2(capsys):
+    assert main(["study", "diversity", "--chat", CHAT]) == 2  # the diversity study needs --strategy beam
+    assert "needs --strategy beam" in capsys.readouterr().err
+    assert main(["study", "next-token", "--chat", CHAT, "--top-p", "2"]) == 2
+    assert "top-p" in capsys.readouterr().err

@@ -1,0 +1,110 @@
+"""Strategies built from settings, and every study, on tiny models built here (exact where the rules say)."""
+import json
+
+import pytest
+
+from decoding_core.decoders import greedy_decoder
+from decoding_core.eagle_head import EagleHead
+from decoding_core.settings import (Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings,
+                                    Speculative)
+from decoding_core.strategies import Loaders, build_decoder, describe, resolve_sizes
+from decoding_core.studies import as_json, beam, compare, sampling, speculative
+from tests.conftest import make_tiny_lm
+
+PROMPT = [1, 5, 9, 4]
+
+
+@pytest.fixture(scope="module")
+def target():
+    return make_tiny_lm(seed=0)
+
+
+@pytest.fixture(scope="module")
+def loaders(target):
+    draft = make_tiny_lm(seed=1)  # another model: a draft that often disagrees
+    head = EagleHead(target.model.config).eval().requires_grad_(False)
+    return Loaders(draft=lambda t, source: None if source == "prompt-lookup" else draft,
+                   head=lambda t, kind: head,
+                   chain_size=lambda t, d, source: {"n_draft": 3, "reason": "measured"},
+                   tree_size=lambda t, h, kind, top_k: {"total_tokens": 10, "depth": 3, "reason": "measured"})
+
+
+def test_decoders_built_from_settings(target, loaders):
+    run = RunSettings(12, stop_at_eos=False)
+    greedy = greedy_decoder(target, 12, stop_at_eos=False).start(PROMPT).run().tokens
+    assert build_decoder(target, Greedy(), run).start(PROMPT).run().tokens == greedy
+    spec = build_decoder(target, Speculative(), run, loaders)
+    assert spec.n_draft == 3 and spec.chosen_by == "auto (measured on this device)"
+    assert spec.start(PROMPT).run().tokens == greedy
+    fixed = build_decoder(target, Speculative(n_draft=2), run, loaders)
+    assert fixed.n_draft == 2 and fixed.chosen_by == "given"
+    eg = build_decoder(target, Eagle(head="eagle1"), run, loaders)
+    assert (eg.total_tokens, eg.depth) == (10, 3)
+    assert eg.start(PROMPT).run().tokens == greedy
+    assert build_decoder(target, Beam(BeamSettings(num_beams=1)), run).start(PROMPT).run().tokens == greedy
+    with pytest.raises(ValueError, match="eager"):
+        build_decoder(target, Beam(), RunSettings(backend="static"))
+    sizes = resolve_sizes(target, Speculative(draft="prompt-lookup"), draft=None, loaders=loaders)
+    assert sizes.n_draft == 4 and "reference" in sizes.choice["reason"]
+    assert describe(Eagle(head="eagle3"), resolve_sizes(target, Eagle(), head=None, head_kind="eagle3",
+                                                        loaders=loaders)) == \
+        "EAGLE (EAGLE-3, dynamic tree, 10 tokens, depth 3)"
+
+
+def test_compare_greedy_family_agrees_and_sampling_is_marked(target, loaders):
+    strategies = [Greedy(), Beam(BeamSettings(num_beams=1)), Speculative(n_draft=3), Speculative("prompt-lookup", 2),
+                  Eagle(head="eagle1"), Sample(SamplingSettings(temperature=1.5))]
+    rec = compare.compare(target, PROMPT, strategies, RunSettings(10, stop_at_eos=False), loaders=loaders)
+    assert rec.reference == "greedy" and len(rec.runs) == 6
+    assert [r.same_as_reference for r in rec.runs[1:5]] == [True] * 4
+    assert rec.runs[0].speedup is None and all(r.speedup > 0 for r in rec.runs[1:])
+    assert rec.runs[2].tau >= 1 and rec.runs[0].tau is None
+    assert all(r.new_tokens == 10 for r in rec.runs)
+    json.dumps(as_json(rec))
+
+
+def test_compare_reports_a_strategy_that_cannot_be_built(target, loaders):
+    rec = compare.compare(target, PROMPT, [Greedy(), Beam(BeamSettings(num_beams=99))], RunSettings(5),
+                          loaders=loaders)
+    assert rec.runs[1].error and "beam width" in rec.runs[1].error and rec.runs[0].error is None
+
+
+def test_sampling_studies(target):
+    s = SamplingSettings(top_k=3)
+    nt = sampling.next_token(target, PROMPT, s, top_n=10)
+    assert nt.kept == 3 and len(nt.ids) == 10 and sum(nt.processed) == pytest.approx(1.0, abs=1e-5)
+    assert list(nt.raw) == sorted(nt.raw, reverse=True)
+    fit = sampling.sampler_fit(target, PROMPT, SamplingSettings(temperature=3.0), ("multinomial", "gumbel", "exp-race"),
+                               draws=4000, seed=0)
+    assert [r.sampler for r in fit.runs] == ["multinomial", "gumbel", "exp-race"]
+    assert all(r.p_value > 1e-3 and r.tv < 0.1 for r in fit.runs)  # exact samplers fit the softmax
+    rn = sampling.reused_noise(target, PROMPT, SamplingSettings(temperature=3.0), steps=300, seed=0)
+    assert rn.distinct_reused == 1 and rn.distinct_fresh > 5  # reused noise always picks the same token
+    with pytest.raises(ValueError, match="sampler"):
+        sampling.sampler_fit(target, PROMPT, s, ("dice",))
+    json.dumps(as_json(fit))
+
+
+def test_beam_studies(target):
+    strategy = Beam(BeamSettings(num_beams=3, rp=0.3), SamplingSettings(temperature=1.5))
+    run = RunSettings(8)
+    sv = beam.pruning_savings(target, PROMPT, strategy, run)
+    assert [r.search for r in sv.rows] == ["with pruning", "pruning off"]
+    assert sv.rows[0].hypotheses_fed <= sv.rows[1].hypotheses_fed and 0 <= sv.saved < 1
+    div = beam.diversity(target, PROMPT, strategy, run, seeds=3, prefix_m=2)
+    plain, hybrid = div.rows
+    assert plain.pairwise_overlap == 1.0 and len(hybrid.outputs) == 3 and div.seeds == (0, 1, 2)
+    stopped = beam.diversity(target, PROMPT, strategy, run, seeds=3, should_stop=lambda: True)
+    assert stopped.stopped and len(stopped.rows) == 1
+
+
+def test_speculative_studies(target, loaders):
+    sweep = speculative.n_sweep(target, PROMPT, Speculative(n_draft=1), RunSettings(12), max_n=3, loaders=loaders)
+    assert [r.n for r in sweep.rows] == [1, 2, 3] and all(1 <= r.tau <= r.n + 1 for r in sweep.rows)
+    assert sweep.rows[0].tau_theory == pytest.approx(1 + sweep.alpha)
+    drift = speculative.topk_drift(target, loaders.draft(target, "embedded"), PROMPT,
+                                   Speculative(rule="topk", sampling=SamplingSettings(temperature=2.0)), k=10,
+                                   trials=3000, seed=0)
+    tv = drift.tv
+    assert tv["rejection sampling"] < 0.08 < tv["top-10 (notes)"]  # lossless vs drifting towards the draft
+    json.dumps(as_json(drift))

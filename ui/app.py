@@ -1,0 +1,36 @@
+"""The app: page config, the shared sidebar and the navigation over pages/ (each a thin render()).
+
+``app.py`` (what ``streamlit run`` starts) and the AppTest entry ``tests/app/entry.py`` both call
+``main()``, so the tests drive exactly the navigation users get (see README, "Where things are").
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui import params
+from ui.lab import lab
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
+    ("home", "Home", ":material/home:"),
+    ("sampling", "Sampling", ":material/casino:"),
+    ("beam", "Beam search", ":material/account_tree:"),
+    ("speculative", "Speculative decoding", ":material/bolt:"),
+    ("eagle", "EAGLE", ":material/park:"),
+    ("compare", "Compare strategies", ":material/compare_arrows:"),
+]
+
+
+def main() -> None:
+    st.set_page_config(page_title="Decoding Lab", page_icon=":material/biotech:", layout="wide")
+    nav = st.navigation([st.Page(ROOT / "pages" / f"{name}.py", title=title, icon=icon, default=(i == 0))
+                         for i, (name, title, icon) in enumerate(PAGES)])
+    st.session_state["lab"] = lab()
+    notices = st.container()  # warnings about ignored link values, shown above the page once it has read them
+    try:
+        nav.run()
+    finally:
+        with notices:
+            params.show_warnings()

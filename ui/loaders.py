@@ -1,0 +1,63 @@
+"""Drafts, heads and device-aware sizes, loaded / measured once per process (st.cache_resource) and
+handed to the core as a ``strategies.Loaders``."""
+from __future__ import annotations
+
+import streamlit as st
+
+from decoding_core.models import LoadedModel
+from decoding_core.strategies import Loaders
+
+
+def _key(lm: LoadedModel) -> tuple:
+    return (lm.name, str(lm.device), str(lm.dtype))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _draft(_target, target_key, source):
+    from decoding_core.draft import load_draft
+
+    return load_draft(_target, source)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _head(_target, target_key, kind):
+    from decoding_core.heads import load_head
+
+    return load_head(_target, kind)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _chain(_target, _draft_model, target_key, source):
+    from decoding_core.sizing import auto_chain
+
+    return auto_chain(_target, _draft_model, source)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _tree(_target, _head_model, target_key, kind, top_k):
+    from decoding_core.sizing import auto_tree
+
+    return auto_tree(_target, _head_model, kind, top_k)
+
+
+def draft(lm: LoadedModel, source: str):
+    with st.spinner(f"Loading the draft ({source})…"):
+        return _draft(lm, _key(lm), source)
+
+
+def head(lm: LoadedModel, kind: str):
+    with st.spinner("Loading the EAGLE head…"):
+        return _head(lm, _key(lm), kind)
+
+
+def chain_size(lm: LoadedModel, draft_model, source: str) -> dict:
+    with st.spinner("Measuring what a draft step and a verify pass cost on this device (once)…"):
+        return _chain(lm, draft_model, _key(lm), source)
+
+
+def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int) -> dict:
+    with st.spinner("Measuring what a verify pass and a head level cost on this device (once)…"):
+        return _tree(lm, head_model, _key(lm), kind, top_k)
+
+
+CACHED = Loaders(draft, head, chain_size, tree_size)

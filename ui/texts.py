@@ -1,0 +1,130 @@
+"""The app's longer texts (explanations, captions), keyed by stable ids: pages ask for text by id.
+
+One catalogue keeps the wording in one place (and ready for a second language).
+"""
+
+TEXT = {
+    'home': """A language model does not write text: it gives a **probability for every possible next token**, and a
+*decoding algorithm* turns those probabilities into text. Everything on these pages runs a real
+transformer (by default **SmolLM2-135M-Instruct**, shipped with the app) step by step, so every
+picture is what the model actually did.
+
+| Page | What it teaches |
+|---|---|
+| **Sampling** | temperature, top-k, top-p and min-p reshape the next-token distribution; the Gumbel-max trick draws from it without a softmax, and reusing its noise is a bug you can watch collapse. |
+| **Beam search** | keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, absolute, local, per-node) and what they save; sampling a prefix before beam search. |
+| **Speculative decoding** | a small draft guesses N tokens, the big model checks them in one pass; top-K, greedy and lossless rejection-sampling verification. |
+| **EAGLE** | a draft head that predicts the target's *features*, token trees, and the tree attention mask that verifies a whole tree in one pass. |
+| **Compare** | strategies side by side on one prompt and seed, with honest metrics. |
+
+**How to use it.** The sidebar holds what every page shares: the model, the device, the prompt
+(wrapped in the chat template by default) and the seed. Every random draw uses that seed, so the
+same settings give the same tokens, and the page's address carries the settings: copy the link to
+share a run.""",
+    'sampling.rules': (
+        'The model outputs one score (logit) $\\ell_i$ per token. **Temperature** divides them; **top-k**'
+        ' keeps the k largest; **top-p** keeps the smallest most-likely set whose mass reaches p;'
+        ' **min-p** drops tokens far less likely than the best one. Cut tokens get $-\\infty$ (greyed'
+        ' bars), and the rest are renormalised by the softmax.'),
+    'sampling.gumbel': (
+        'Adding independent **Gumbel noise** $G_i=-\\log(-\\log U_i)$ to the logits and taking the argmax'
+        ' draws exactly from the softmax, without computing it. The **exponential race** (argmax'
+        ' $p_i/E_i$, $E_i\\sim\\text{Exp}(1)$) is the same idea. Each histogram below is compared with the'
+        ' exact probabilities by the total-variation distance and a chi-square test: a healthy sampler'
+        ' has a small TV (shrinking like $1/\\sqrt{M}$) and a p-value that is not tiny.'),
+    'sampling.block_trick': (
+        'Gumbel-max and the race use max-stability to stay fast and exact: the max of Gumbel-perturbed'
+        " logits over a block of tokens is itself Gumbel at the block's logsumexp, so a block is picked"
+        ' first, then a token inside it. Times are for this machine and include that trick.'),
+    'sampling.pitfall': (
+        "The source notes' `GumbelSampler` draws its noise **once**, in `__init__`, and adds the same"
+        ' noise at every step. Then the chosen token is a fixed function of the logits: whenever the'
+        ' distribution repeats, the same token comes out, every time. Below, the **same** distribution is'
+        ' sampled T times. With fresh noise the histogram follows the probabilities; with reused noise'
+        ' all T draws land on one token, and which one depends only on the seed. Pre-drawing a *block* of'
+        ' noise is fine as long as each row is used once (the `gumbel-block` sampler above does exactly'
+        ' that).'),
+    'sampling.stepping': (
+        'Each step runs the model once (reusing its KV cache), applies the processors above and draws one'
+        ' token with the chosen sampler. Colours show the probability each token was drawn with.'),
+    'beam.pruning': (
+        '**Pruning** (Freitag & Al-Onaizan 2017; their settings: rp = 0.6, ap = 2.5, rpl = 0.02, mc = 3).'
+        ' Pruned candidates are not replaced: the beam shrinks, and fewer hypotheses are fed to the'
+        ' model.'),
+    'beam.graph': (
+        'Bold blue = the current frontier (running beams); green double border = finished (ends in EOS);'
+        ' grey dashed = pruned (✂ with the rule); dotted = fell off the top-k. Each node shows its token'
+        ' and cumulative score (log-probability); hover for details.'),
+    'beam.empty': (
+        'Every candidate was pruned: the beam is empty. This is what the literal relative rule does on'
+        ' log-probabilities: rp × (a negative max score) lies ABOVE the max score, so the best candidate'
+        ' is pruned too.'),
+    'beam.diversity': (
+        'The notes claim that sampling the first tokens and beam-searching the rest gives diverse *and*'
+        ' fluent outputs. Measured here: the same prompt decoded with n seeds, plain beam search against'
+        ' sample-then-beam. **distinct-n** = unique n-grams / all n-grams over the n outputs (higher ='
+        " more diverse); **pairwise overlap** = mean Jaccard overlap of two outputs' bigram sets (lower ="
+        ' more diverse). Plain beam search is deterministic, so all its seeds give the same output.'),
+    'spec.sweep': (
+        'With per-token acceptance α (assumed independent) and draft cost c (one draft token ÷ one target'
+        ' token), a step yields on average $(1-\\alpha^{N+1})/(1-\\alpha)$ tokens, and the speed-up is'),
+    'spec.sweep_measured': (
+        'Below, α and c are **measured** (α = the acceptance rate at N = 1; c = draft time per drafted'
+        " token ÷ target time per token in plain decoding), and every N is an actual run of this page's"
+        ' settings.'),
+    'spec.drift': (
+        "The notes accept a draft token whenever it is among the target's top K. Here the draft samples"
+        ' its first token y ~ q and each rule decides, many times over: the histogram of the token that'
+        " comes out is compared with the target's own distribution p. Rejection sampling matches p (it is"
+        ' lossless); top-K with K > 1 drifts towards the draft. Greedy match is exact in its own setting:'
+        " it reproduces the target's greedy output token for token (tested)."),
+    'spec.drift_noise': (
+        'TV distance also includes sampling noise, about √(vocab share / trials); rejection sampling'
+        ' stays at that floor.'),
+    'spec.sizing': (
+        'Left: one target forward over T tokens, measured now on this machine (a verify pass of N drafts'
+        " reads N + 1 tokens). Right: the draft's held-out mean accepted length for each N divided by the"
+        ' cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass.'),
+    'eagle.mask': (
+        "Each node: its token, its tree index and the head's cumulative confidence q as a percentage"
+        ' (product of the draft probabilities along its path). Green = the accepted path (root included);'
+        ' grey = rejected branches.'),
+    'eagle.sizing': (
+        "A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not"
+        ' free: on a GPU it costs about as much as one token up to dozens of tokens, on this CPU it grows'
+        " with T (left: measured now). The head's mean accepted length τ for every size was measured once"
+        " on held-out instructions (its manifest); dividing it by each size's cost here gives the"
+        ' expected tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. Turn'
+        ' *Auto size* off to pick your own.'),
+    'eagle.why1': (
+        "The target's last hidden state **f** (after its final norm) is what its LM head turns into token"
+        " probabilities. EAGLE's head learns the next feature from the current one: features change"
+        ' smoothly from one position to the next, so a single layer can follow them, while a small'
+        ' *token* model has to learn the whole language on its own. The next feature depends on which'
+        ' token was actually chosen (from the same feature, “I am” and “I will” lead to different'
+        ' futures), so the head also reads the **next token**: its input at position i is the pair'
+        ' (feature i, token i+1), the **token shift**.'),
+    'eagle.why3': (
+        "**EAGLE-3** changes three things. *Which features*: the last layer's feature is already shaped"
+        ' for the very next token only; EAGLE-3 reads the hidden states entering a low, a middle and a'
+        ' high layer (for this 30-layer target: 2, 15 and 27) and fuses them, g = fc([low; middle;'
+        ' high]). *Which vocabulary*: it drafts only among the most frequent answer tokens with its own'
+        " small LM head, which makes every draft level several times cheaper than the target's 49,152-row"
+        ' head; the target still verifies in its full vocabulary, so nothing is lost. *What training-time'
+        ' test fixes*: at depth 2 and deeper the head must read its OWN predicted features, which are'
+        " never exactly the target's. EAGLE-1 was trained on true features only, so its errors compound"
+        ' with depth; EAGLE-3 is trained by unrolling itself several steps and feeding back its own'
+        ' outputs, exactly as it drafts. The per-depth acceptance chart above shows the effect.'),
+    'eagle.cmp': (
+        'Same prompt, length, device and dtype, measured now in this session (greedy, so all three'
+        ' produce the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding.'),
+    'eagle.depth': (
+        'For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the'
+        ' accepted path. A tree reaches deeper because several guesses are checked at every depth.'),
+    'compare.caption': (
+        'Wall time covers decoding only (the model was loaded and warmed up before). τ = (accepted +'
+        ' verify steps) / verify steps. Greedy, beam k = 1, greedy-match speculative decoding, prompt'
+        ' lookup and greedy EAGLE must give the same text as greedy where their settings are greedy;'
+        " sampling differs by design. Target forward: the sidebar's choice where a strategy supports it"
+        ' (beam search and EAGLE run eager).'),
+}
