@@ -180,4 +180,6 @@ def finish(lab, strategy: Beam, run, state, prompt_ids) -> None:
 
 
 if __name__ == "__main__":
-    render()
+    from ui.app import run_page
+
+    run_page(render)

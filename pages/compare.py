@@ -67,4 +67,6 @@ def render() -> None:
 
 
 if __name__ == "__main__":
-    render()
+    from ui.app import run_page
+
+    run_page(render)

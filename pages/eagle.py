@@ -199,4 +199,6 @@ def explain(kind: str) -> None:
 
 
 if __name__ == "__main__":
-    render()
+    from ui.app import run_page
+
+    run_page(render)

@@ -116,4 +116,6 @@ def step_through(lab, strategy, run, prompt_ids):
 
 
 if __name__ == "__main__":
-    render()
+    from ui.app import run_page
+
+    run_page(render)

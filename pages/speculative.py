@@ -208,4 +208,6 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
 
 
 if __name__ == "__main__":
-    render()
+    from ui.app import run_page
+
+    run_page(render)

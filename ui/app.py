@@ -5,7 +5,9 @@
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Callable
 
 import streamlit as st
 
@@ -23,14 +25,29 @@ PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
 ]
 
 
+_nav = threading.local()  # set while main() runs the navigation (each session's script runs in its own thread)
+
+
 def main() -> None:
     st.set_page_config(page_title="Decoding Lab", page_icon=":material/biotech:", layout="wide")
     nav = st.navigation([st.Page(ROOT / "pages" / f"{name}.py", title=title, icon=icon, default=(i == 0))
                          for i, (name, title, icon) in enumerate(PAGES)])
     st.session_state["lab"] = lab()
     notices = st.container()  # warnings about ignored link values, shown above the page once it has read them
+    _nav.active = True
     try:
         nav.run()
     finally:
+        _nav.active = False
         with notices:
             params.show_warnings()
+
+
+def run_page(render: Callable[[], None]) -> None:
+    """What a page file does when Streamlit executes it: ``render()`` when the navigation runs it; the whole
+    app when the server runs the file on its own (a deep link such as /beam can start a session with the
+    page script itself, since Streamlit sees a pages/ folder), so the sidebar and navigation always exist."""
+    if getattr(_nav, "active", False):
+        render()
+    else:
+        main()
