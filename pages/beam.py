@@ -6,7 +6,7 @@ from decoding_core.strategies import build_decoder
 from decoding_core.studies import beam as study
 from ui import results
 from ui.controls import Controls, Param, stepper
-from ui.lab import need_prompt
+from ui.lab import open_page
 from ui.texts import TEXT
 from viz.beam import candidate_rows, frontier_rows, nbest_rows, search_graph, to_dot
 from viz.tables import diversity_rows, pruning_rows
@@ -67,12 +67,9 @@ def controls() -> Beam:
 
 
 def render() -> None:
-    lab = st.session_state["lab"]
-    st.title("Beam search")
-    st.caption("Keep the k best partial answers at every step; prune the hopeless ones early (Freitag & "
-               "Al-Onaizan, 2017).")
-    prompt_ids = need_prompt(lab)
-    P.seed()
+    lab, prompt_ids = open_page("Beam search", (
+        "Keep the k best partial answers at every step; prune the hopeless ones early (Freitag &"
+        " Al-Onaizan, 2017)."), P)
     strategy = controls()
     run = lab.run(P["beam_max_new"], backend="eager")
     try:

@@ -5,7 +5,7 @@ from decoding_core.settings import Beam, BeamSettings, Eagle, Greedy, Sample, Sa
 from decoding_core.studies.compare import compare
 from ui import loaders, results
 from ui.controls import Controls, Param
-from ui.lab import need_prompt
+from ui.lab import open_page
 from ui.texts import TEXT
 from viz.tables import compare_rows
 
@@ -35,11 +35,8 @@ def strategies() -> list[tuple[str, object]]:
 
 
 def render() -> None:
-    lab = st.session_state["lab"]
-    st.title("Compare strategies")
-    st.caption("The same prompt, seed, length, device and dtype for every strategy, measured in one run.")
-    prompt_ids = need_prompt(lab)
-    P.seed()
+    lab, prompt_ids = open_page("Compare strategies", (
+        "The same prompt, seed, length, device and dtype for every strategy, measured in one run."), P)
     for col, key in zip(st.columns(5), ("cmp_max_new", "cmp_temperature", "cmp_top_p", "cmp_k", "cmp_n")):
         P.show(key, col)
     chosen = P.show("cmp_pick")

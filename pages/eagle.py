@@ -9,7 +9,7 @@ from decoding_core.strategies import build_decoder, resolve_sizes
 from decoding_core.studies.compare import compare
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import need_prompt
+from ui.lab import open_page
 from ui.texts import TEXT
 from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
 from viz.tables import compare_rows
@@ -61,13 +61,11 @@ def controls() -> Eagle:
 
 
 def render() -> None:
-    lab = st.session_state["lab"]
+    lab, prompt_ids = open_page("EAGLE", (
+        "A one-layer head predicts the target's next FEATURE; its guesses form a token tree that"
+        " the target checks in one forward pass with a tree attention mask. Two heads are"
+        " shipped: EAGLE-1 and EAGLE-3."), P)
     lm = lab.lm
-    st.title("EAGLE")
-    st.caption("A one-layer head predicts the target's next FEATURE; its guesses form a token tree that the target "
-               "checks in one forward pass with a tree attention mask. Two heads are shipped: EAGLE-1 and EAGLE-3.")
-    prompt_ids = need_prompt(lab)
-    P.seed()
     strategy = controls()
     run = lab.run(P["eagle_max_new"], backend="eager")
     try:
@@ -190,7 +188,8 @@ def explain(kind: str) -> None:
         lines.append("Held-out top-1 agreement with the target by depth (training-time test): "
                      + ", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth)) + ".")
     elif info.get("heldout", {}).get("top1_agreement"):
-        lines.append(f"Held-out top-1 agreement with the target (true features): {info['heldout']['top1_agreement']:.2f}.")
+        lines.append("Held-out top-1 agreement with the target (true features): "
+                     f"{info['heldout']['top1_agreement']:.2f}.")
     st.markdown(" ".join(lines))
     if info.get("losses"):
         st.plotly_chart(loss_figure(info), width="stretch")

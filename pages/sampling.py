@@ -7,7 +7,7 @@ from decoding_core.strategies import build_decoder
 from decoding_core.studies import sampling as study
 from ui import results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import need_prompt
+from ui.lab import open_page
 from ui.texts import TEXT
 from viz.sampling import distribution_figure, histogram_figure, tokens_html
 from viz.tables import sampler_rows
@@ -29,13 +29,10 @@ def raw_logits(_lm, key):
 
 
 def render() -> None:
-    lab = st.session_state["lab"]
+    lab, prompt_ids = open_page("Sampling", (
+        "How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a"
+        " token is drawn from it."), P)
     lm = lab.lm
-    st.title("Sampling")
-    st.caption("How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a token is "
-               "drawn from it.")
-    prompt_ids = need_prompt(lab)
-    P.seed()
 
     st.header("1 · The next-token distribution")
     left, right = st.columns([1, 3])

@@ -9,7 +9,7 @@ from decoding_core.strategies import build_decoder, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import need_prompt
+from ui.lab import open_page
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
 from viz.speculative import draft_rows, drift_figure, origin_html, residual_figure, sweep_figure
@@ -68,13 +68,10 @@ def controls() -> Speculative:
 
 
 def render() -> None:
-    lab = st.session_state["lab"]
+    lab, prompt_ids = open_page("Speculative decoding", (
+        "A small draft guesses N tokens; the big target checks all of them in ONE forward pass"
+        " and keeps the longest acceptable prefix, plus one token of its own."), P)
     lm = lab.lm
-    st.title("Speculative decoding")
-    st.caption("A small draft guesses N tokens; the big target checks all of them in ONE forward pass and keeps "
-               "the longest acceptable prefix, plus one token of its own.")
-    prompt_ids = need_prompt(lab)
-    P.seed()
     strategy = controls()
     P.sync()
     if P["draft_source"] == "model" and not P["draft_model"].strip():
@@ -117,8 +114,8 @@ def render() -> None:
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
-        f1.plotly_chart(sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ", "tokens per target forward"),
-                        width="stretch")
+        f1.plotly_chart(sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ",
+                                     "tokens per target forward"), width="stretch")
         f2.plotly_chart(sweep_figure(rows, "speed-up", "speed-up (theory)", "Speed-up over plain decoding", "×"),
                         width="stretch")
         st.markdown(f"Measured α = **{sweep.alpha:.2f}**, c = **{sweep.c:.2f}**. Best measured N = **{sweep.best.n}** "
@@ -190,7 +187,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         a.metric("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
                  help="A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.")
         b.metric("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}",
-                 help="(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding = 1.00).")
+                 help="(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding "
+                      "= 1.00).")
         a.metric("Target forwards", m["verify_steps"], help="verification steps S (one target forward each)")
         b.metric("Tokens / wall time", f"{m['new_tokens']} / {m['wall_s']:.2f} s")
         if dec.done and cursor == len(dec.history) - 1:
@@ -199,7 +197,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                     state["plain"] = study.plain_run(lm, prompt_ids, strategy, RunSettings(
                         len(dec.tokens), run.seed, run.backend, stop_at_eos=False)).metrics
             base = state["plain"]
-            a.metric("Speed-up (measured)", f"{(m['new_tokens'] / m['wall_s']) / (base['new_tokens'] / base['wall_s']):.2f}×",
+            speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
+            a.metric("Speed-up (measured)", f"{speedup:.2f}×",
                      help="tokens/s of this run ÷ tokens/s of plain target decoding, same prompt, length, device, "
                           "dtype, measured in this session")
             b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")

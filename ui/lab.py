@@ -140,6 +140,18 @@ def lab() -> Lab:
     return Lab(lm, prompt, chat, int(st.session_state.seed), ids, err, backend)
 
 
+def open_page(title: str, caption: str, controls=None) -> tuple[Lab, list[int]]:
+    """A page's title and one-line caption, the shared lab, the prompt ids (or a clear stop) and its controls
+    seeded from the link."""
+    lab_ = st.session_state["lab"]
+    st.title(title)
+    st.caption(caption)
+    prompt_ids = need_prompt(lab_)
+    if controls is not None:
+        controls.seed()
+    return lab_, prompt_ids
+
+
 def need_prompt(lab_: Lab) -> list[int]:
     """The prompt ids, or a clear message and a stop of this page's script (the sidebar stays)."""
     if lab_.prompt_ids is None:
