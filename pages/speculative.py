@@ -12,7 +12,7 @@ from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
-from viz.speculative import draft_rows, drift_figure, origin_html, residual_figure, sweep_figure
+from viz.speculative import draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
 from viz.tables import drift_rows, sweep_rows
 
 P = Controls([
@@ -121,6 +121,9 @@ def render() -> None:
         st.markdown(f"Measured α = **{sweep.alpha:.2f}**, c = **{sweep.c:.2f}**. Best measured N = **{sweep.best.n}** "
                     f"({sweep.best.speedup:.2f}×). Where the curves part, acceptance is not independent of position "
                     "(drafts are easier right after a correction) or fixed costs dominate.")
+        st.subheader("The price of a long draft")
+        st.markdown(TEXT["spec.price"])
+        st.plotly_chart(price_figure(rows), width="stretch")
         with st.expander("The numbers"):
             st.dataframe(rows, hide_index=True, width="stretch")
     drift_section(lab, draft, strategy, prompt_ids)

@@ -127,4 +127,11 @@ share a run.""",
         ' lookup and greedy EAGLE must give the same text as greedy where their settings are greedy;'
         " sampling differs by design. Target forward: the sidebar's choice where a strategy supports it"
         ' (beam search and EAGLE run eager).'),
+    'spec.price': (
+        "The notes' table for choosing N says what a long draft costs besides rejections: more softmax work and"
+        " memory, and a longer stall per step. Each row becomes a figure here, from the same runs: left, the"
+        " wall time of one step (draft N tokens + one verify pass), median and 90th percentile, and the draft's"
+        " part of it; right, the full-vocabulary rows one step holds at once (N + 1 target rows and N draft"
+        " rows of logits and probabilities, from their shapes). A longer step is a longer wait before the"
+        " next words appear: interactive use prefers a small N even when a larger one is faster overall."),
 }

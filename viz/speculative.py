@@ -76,3 +76,26 @@ def drift_figure(texts, target_p, by_rule: dict) -> go.Figure:
     fig.add_scatter(x=labels, y=list(target_p), mode="markers", name="target p", marker=dict(
         color="#1c2233", size=9, symbol="line-ew-open", line=dict(width=3)))
     return _layout(fig, "First emitted token: frequency over many seeds against the target's p", yaxis="frequency")
+
+
+def price_figure(rows) -> go.Figure:
+    """The notes' "choosing N" table as figures: per-step wait (median and 90th percentile, the draft's
+    share) and the working memory of one step, against N (rows from viz.tables.sweep_rows)."""
+    from plotly.subplots import make_subplots
+
+    ns = [r["N"] for r in rows]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("What a user waits per step", "Memory of one step's logits"))
+    fig.add_scatter(x=ns, y=[r["step (ms, p90)"] for r in rows], mode="lines+markers", name="step, 90th percentile",
+                    line=dict(color="#c92a2a", dash="dot"), row=1, col=1)
+    fig.add_scatter(x=ns, y=[r["step (ms, median)"] for r in rows], mode="lines+markers", name="step, median",
+                    line=dict(color="#3b5bdb", width=3), row=1, col=1)
+    fig.add_scatter(x=ns, y=[r["draft per step (ms)"] for r in rows], mode="lines+markers", name="draft part",
+                    line=dict(color="#868e96"), row=1, col=1)
+    fig.add_bar(x=ns, y=[r["step memory (MiB)"] for r in rows], name="logits + probabilities (MiB)",
+                marker_color="#e8590c", row=1, col=2)
+    fig.update_xaxes(title_text="draft length N", dtick=1)
+    fig.update_yaxes(title_text="ms", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="MiB", rangemode="tozero", row=1, col=2)
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.3),
+                      font=dict(size=14), plot_bgcolor="white")
+    return fig

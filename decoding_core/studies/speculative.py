@@ -22,6 +22,19 @@ def plain_run(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run
     return build_decoder(lm, plain, run).start(prompt_ids).run()
 
 
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+def step_bytes(lm: LoadedModel, n: int, has_draft: bool) -> int:
+    """Bytes of the full-vocabulary rows one step of draft length N holds at once: the target's N + 1 rows
+    of float32 logits and of probabilities, and the draft's N rows of each (the notes' "more softmax work
+    and memory"). The KV caches grow by N + 1 positions per step on top (cut back after verification)."""
+    rows = 2 * (n + 1) + (2 * n if has_draft else 0)
+    return rows * lm.vocab_size * 4
+
+
 @dataclass(frozen=True)
 class SweepRow:
     n: int
@@ -31,6 +44,10 @@ class SweepRow:
     c: float                   # draft time per drafted token / target time per token
     tau_theory: float
     speedup_theory: float
+    step_ms_median: float      # what a user waits per step: median wall time of one draft + verify step
+    step_ms_p90: float         # ... and its 90th percentile
+    draft_ms_per_step: float   # the draft's share of a step (median)
+    step_mib: float            # working memory of one step's logits and probabilities, from tensor shapes
 
 
 @dataclass(frozen=True)
@@ -62,17 +79,23 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
         if should_stop():
             stopped = True
             break
-        m = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids).run().metrics
+        dec = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids)
+        m = dec.run().metrics
+        steps = [s for s in dec.history[1:]] or dec.history  # the first step also reads the prompt
         measured.append((n, m["mean_accepted_length"], m["acceptance_rate"] or 0.0,
                          (m["new_tokens"] / m["wall_s"]) * per_token,
-                         (m["draft_s"] / m["drafted"]) / per_token if m["drafted"] else 0.0))
+                         (m["draft_s"] / m["drafted"]) / per_token if m["drafted"] else 0.0,
+                         1000 * _quantile([s.elapsed_s for s in steps], 0.5),
+                         1000 * _quantile([s.elapsed_s for s in steps], 0.9),
+                         1000 * _quantile([s.draft_s for s in steps], 0.5),
+                         step_bytes(lm, n, dec.draft is not None) / 2**20))
         progress(n / max_n, f"N = {n}: τ = {m['mean_accepted_length']}")
     if not measured:
         return Sweep((), 0.0, 0.0, 1 / per_token, True)
     alpha = min(measured[0][2], 0.999)
     c = sum(r[4] for r in measured) / len(measured)
-    rows = tuple(SweepRow(n, tau, acc, sp, cc, expected_tokens_per_step(alpha, n), expected_speedup(alpha, n, c))
-                 for n, tau, acc, sp, cc in measured)
+    rows = tuple(SweepRow(n, tau, acc, sp, cc, expected_tokens_per_step(alpha, n), expected_speedup(alpha, n, c), *rest)
+                 for n, tau, acc, sp, cc, *rest in measured)
     return Sweep(rows, alpha, c, 1 / per_token, stopped)
 
 

@@ -102,6 +102,9 @@ def test_speculative_studies(target, loaders):
     sweep = speculative.n_sweep(target, PROMPT, Speculative(n_draft=1), RunSettings(12), max_n=3, loaders=loaders)
     assert [r.n for r in sweep.rows] == [1, 2, 3] and all(1 <= r.tau <= r.n + 1 for r in sweep.rows)
     assert sweep.rows[0].tau_theory == pytest.approx(1 + sweep.alpha)
+    assert all(r.step_ms_p90 >= r.step_ms_median > 0 and r.draft_ms_per_step > 0 for r in sweep.rows)
+    mib = [r.step_mib for r in sweep.rows]  # (4N + 2) rows of V float32 numbers
+    assert mib == pytest.approx([(4 * n + 2) * target.vocab_size * 4 / 2**20 for n in (1, 2, 3)])
     drift = speculative.topk_drift(target, loaders.draft(target, "embedded"), PROMPT,
                                    Speculative(rule="topk", sampling=SamplingSettings(temperature=2.0)), k=10,
                                    trials=3000, seed=0)

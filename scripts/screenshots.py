@@ -1,0 +1,79 @@
+"""Screenshots of every page in Chromium at 1280x720, as a student sees them (for reviewing the UI).
+
+    python scripts/screenshots.py [--out test-output/shots] [--pages home,sampling,...]
+
+Starts `streamlit run app.py` on a free port, opens each page in Debian's chromium (never a downloaded
+browser), presses the main buttons, and saves the first screen plus the full page.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.conftest import IDLE, _free_port  # noqa: E402
+
+ACTIONS = {  # page -> (query, buttons to press in order)
+    "home": ("", []),
+    "sampling": ("", ["Draw samples", "Step", "Step"]),
+    "beam": ("?beam_max_new=8&use_ap=true&ap=1.5", ["Step", "Run to end"]),
+    "speculative": ("", ["Step", "Step"]),
+    "eagle": ("", ["Step", "Step"]),
+    "compare": ("?cmp_max_new=16&cmp_pick=greedy,speculative (draft),EAGLE", ["Run all"]),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="test-output/shots")
+    ap.add_argument("--pages", default=",".join(ACTIONS))
+    args = ap.parse_args()
+    out = ROOT / args.out
+    out.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            for name in args.pages.split(","):
+                query, buttons = ACTIONS[name]
+                page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+                page.goto(f"{url}/{'' if name == 'home' else name}{query}")
+                page.wait_for_timeout(500)
+                page.wait_for_selector(IDLE, timeout=300_000)
+                for label in buttons:
+                    page.get_by_role("button", name=label, exact=True).first.click()
+                    page.wait_for_timeout(500)
+                    page.wait_for_selector(IDLE, timeout=300_000)
+                page.wait_for_timeout(800)
+                page.screenshot(path=str(out / f"{name}.png"))
+                page.screenshot(path=str(out / f"{name}-full.png"), full_page=True)
+                print(f"{name}: {out / name}.png", flush=True)
+                page.context.close()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
