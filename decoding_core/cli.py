@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--trials", type=int, default=3000, help="topk-drift: trials")
     st.add_argument("--strategies", default="greedy,sample,beam,speculative,eagle",
                     help="compare: comma-separated strategies, each with this command's options")
+    st.add_argument("--k", default=None, help="sampling-cost: comma-separated category counts (default 100,1000,"
+                                              "10000,V)")
+    st.add_argument("--n", default="1,10,100,1000,10000,100000", help="sampling-cost: comma-separated draw counts")
+    st.add_argument("--regime", choices=["one", "new", "both"], default="both",
+                    help="sampling-cost: n draws from one distribution, one draw per new distribution, or both")
+    st.add_argument("--budget", type=float, default=1.0, help="sampling-cost: seconds allowed per measured point")
     b = sub.add_parser("bench", help="the benchmark runner (see README)")
     b.add_argument("--quick", action="store_true", help="fewer repeats and shorter outputs")
     b.add_argument("--out", default="runs/bench.json")
@@ -127,7 +133,8 @@ STUDIES = {"next-token": "the next-token distribution before and after the proce
            "diversity": "plain beam search against sample-then-beam over several seeds",
            "n-sweep": "speculative decoding for every draft length N, with the theory",
            "topk-drift": "the first token under top-K verification and rejection sampling, many trials",
-           "compare": "strategies side by side on one prompt and seed"}
+           "compare": "strategies side by side on one prompt and seed",
+           "sampling-cost": "what drawing a token costs, per method, in both regimes (the notes' table)"}
 
 
 def sampling_settings(args) -> SamplingSettings:
@@ -210,8 +217,7 @@ def cmd_study(args) -> int:
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     settings = {k: v for k, v in vars(args).items() if k not in ("command", "prompt", "chat")}
-    json.dump({"study": args.name, "settings": settings, "prompt_tokens": prompt_ids, "result": as_json(record)},
-              sys.stdout)
+    json.dump({"study": args.name, "settings": settings, "prompt_tokens": prompt_ids, **as_json(record)}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 

@@ -101,7 +101,19 @@ class ReusedNoiseGumbel(Sampler):
         return torch.argmax(logits.float() + self.noise, dim=-1)
 
 
-_FUNCS = {"multinomial": sample_multinomial, "gumbel": sample_gumbel, "exp-race": sample_exp_race}
+def _by_table(method: str):
+    """A decoding sampler from the cost-of-sampling methods (sampling_cost.py): one draw per row."""
+    def sample(logits: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        from .sampling_cost import draw_new_distributions
+
+        flat = logits.reshape(-1, logits.shape[-1])
+        return draw_new_distributions(method, flat, generator).reshape(logits.shape[:-1])
+    return sample
+
+
+TABLE_SAMPLERS = ("binary-search", "alias", "linear-scan")   # inverse-CDF and alias-table samplers
+_FUNCS = {"multinomial": sample_multinomial, "gumbel": sample_gumbel, "exp-race": sample_exp_race,
+          **{m: _by_table(m) for m in TABLE_SAMPLERS}}
 
 
 def make_sampler(name: str) -> Sampler:
@@ -125,6 +137,10 @@ def draw_many(name: str, logits: torch.Tensor, m: int, generator: torch.Generato
     if m < 1:
         raise ValueError("the number of draws must be >= 1")
     logits = logits.float()
+    if name in TABLE_SAMPLERS:  # build the CDF / alias table once, then M cheap draws (sampling_cost.py)
+        from .sampling_cost import draw_one_distribution
+
+        return draw_one_distribution(name, logits, m, generator)
     if name == "multinomial":
         probs = torch.softmax(logits, dim=-1)
         return torch.multinomial(probs, m, replacement=True, generator=generator)

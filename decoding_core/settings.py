@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("float32", "bfloat16", "float16")
 BACKENDS = ("eager", "static", "compiled")
-SAMPLERS = ("multinomial", "gumbel", "gumbel-block", "exp-race")
+SAMPLERS = ("multinomial", "gumbel", "gumbel-block", "exp-race", "binary-search", "alias", "linear-scan")
 EOS_POLICIES = ("finished-set", "in-beam")
 EARLY_STOPPING = {"true": True, "false": False, "never": "never"}
 RULES = ("greedy", "topk", "sample")

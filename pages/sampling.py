@@ -5,7 +5,7 @@ import streamlit as st
 from decoding_core.settings import SAMPLERS, Sample
 from decoding_core.strategies import build_decoder
 from decoding_core.studies import sampling as study
-from ui import results
+from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
 from ui.texts import TEXT
@@ -22,12 +22,6 @@ P = Controls(sampling_table() + [
 ])
 
 
-@st.cache_resource(show_spinner="Reading the prompt (one forward)…", max_entries=8)
-def raw_logits(_lm, key):
-    """The raw next-token logits for this model and prompt (one forward, kept per process)."""
-    return study.next_token_logits(_lm, list(key[3]))
-
-
 def render() -> None:
     lab, prompt_ids = open_page("Sampling", (
         "How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a"
@@ -38,7 +32,7 @@ def render() -> None:
     left, right = st.columns([1, 3])
     settings = show_sampling(P, where=left)
     P.show("top_n", left)
-    raw = raw_logits(lm, lab.key)
+    raw = loaders.next_logits(lab)
     nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
     with right:
         st.plotly_chart(distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),

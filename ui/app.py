@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
     ("home", "Home", ":material/home:"),
     ("sampling", "Sampling", ":material/casino:"),
+    ("sampling_cost", "Cost of sampling", ":material/timer:"),
     ("beam", "Beam search", ":material/account_tree:"),
     ("speculative", "Speculative decoding", ":material/bolt:"),
     ("eagle", "EAGLE", ":material/park:"),

@@ -60,4 +60,16 @@ def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int) -> dict:
         return _tree(lm, head_model, _key(lm), kind, top_k)
 
 
+@st.cache_resource(show_spinner="Reading the prompt (one forward)…", max_entries=8)
+def _next_logits(_lm, key):
+    from decoding_core.studies.sampling import next_token_logits
+
+    return next_token_logits(_lm, list(key[3]))
+
+
+def next_logits(lab):
+    """The raw next-token logits [V] after the sidebar's prompt (one forward, kept per model and prompt)."""
+    return _next_logits(lab.lm, lab.key)
+
+
 CACHED = Loaders(draft, head, chain_size, tree_size)

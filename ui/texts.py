@@ -134,4 +134,36 @@ share a run.""",
         " part of it; right, the full-vocabulary rows one step holds at once (N + 1 target rows and N draft"
         " rows of logits and probabilities, from their shapes). A longer step is a longer wait before the"
         " next words appear: interactive use prefers a small N even when a larger one is faster overall."),
+    'cost.intro': (
+        "Every decoding step ends by drawing one token from k = 49,152 categories. The source notes list three"
+        " ways to draw n samples from k categories, then argue that in decoding the alias table \"buys"
+        " nothing\" and motivate the Gumbel-max trick. Both statements are true, in different regimes: drawing"
+        " MANY samples from ONE distribution (Monte Carlo), or ONE sample from each of MANY NEW distributions"
+        " (decoding, where every step brings a new distribution). Below, each method is timed in both"
+        " regimes on this machine, with the notes' cost model drawn through the measured points (dotted)."
+        " Vose's method builds the alias table in O(k) with two work lists (no sort), so the honest figure is"
+        " O(k + n), not the notes' O(k log k + n)."),
+    'cost.one': (
+        "With one distribution, whatever is built once is reused by every draw: the CDF (binary search,"
+        " torch.multinomial) or the alias table (O(1) per draw). Gumbel-max and the exponential race need k"
+        " fresh random numbers for EVERY draw, O(nk): their lines climb with slope 1 in n from the start. This"
+        " is why Gumbel-max looks slow on the Sampling page's \"M draws\" panel (which uses a block trick to"
+        " stay practical): it is the wrong tool for this regime."),
+    'cost.new': (
+        "In decoding every step brings a new distribution (n = 1 per distribution): nothing built can be"
+        " reused. The alias table is rebuilt for every row (here a plain Python loop over k, which makes its"
+        " O(k) expensive), the CDF methods normalise and sum k terms for every row, and Gumbel-max or the race"
+        " need one pass of noise + argmax, with no softmax and no normalisation."),
+    'cost.why': (
+        "**Why Gumbel-max suits decoding hardware.** argmax(l + G) needs no normalisation: no sum over the"
+        " vocabulary before the draw and no prefix scan, only an elementwise add and one reduction, which"
+        " parallelise and fuse with the logits computation on a GPU. **When is precomputed noise"
+        " legitimate?** Noise may be drawn ahead of time in a block, one fresh row for each future step, as"
+        " long as every row is used once; the notes' GumbelSampler instead adds the SAME noise at every step,"
+        " which makes the token a fixed function of the logits (see the Sampling page's pitfall)."),
+    'cost.exact': (
+        "Each method's draws are compared with the exact probabilities of a 200-category distribution"
+        " (the model's 200 largest logits); a p-value that is not tiny means no detectable difference. The"
+        " uniforms are drawn on the open interval (0, 1), which bounds the Gumbel noise: a token more than"
+        " about 20 nats below the best can never be drawn by Gumbel-max or the race (probability < 1e-8)."),
 }

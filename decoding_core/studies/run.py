@@ -37,6 +37,13 @@ def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: 
         spec = replace(_need(strategy, Speculative, name), rule="topk")
         return speculative.topk_drift(lm, load_draft(lm, spec.draft), prompt_ids, spec, opts["drift_k"],
                                       opts["trials"], run.seed)
+    if name == "sampling-cost":
+        from .sampling_cost import sampling_cost
+
+        ints = lambda text: tuple(int(x) for x in text.split(",") if x.strip())  # noqa: E731
+        regimes = ("one", "new") if opts["regime"] == "both" else (opts["regime"],)
+        return sampling_cost(sampling.next_token_logits(lm, prompt_ids), ks=ints(opts["k"]) if opts["k"] else None,
+                             ns=ints(opts["n"]), regimes=regimes, budget_s=opts["budget"], seed=run.seed)
     if name == "compare":
         return compare.compare(lm, prompt_ids, others or [strategy], run)
     raise ValueError(f"unknown study {name!r}")

@@ -56,3 +56,14 @@ def test_static_backend_from_a_link_steps_in_the_browser(server, page):
     assert page.locator("[data-testid='token-strip'] span").count() == 1
     no_exception(page)
     screenshot(page, "sampling-static-backend")
+
+
+def test_cost_of_sampling_page_measures_both_regimes(server, page):
+    page.goto(server + "/sampling_cost?cost_budget=0.2")
+    wait_idle(page)
+    page.get_by_role("button", name="Measure", exact=True).click()
+    wait_idle(page, timeout=300_000)
+    page.get_by_text("What the measurements say").wait_for()
+    assert page.locator("[data-testid='stPlotlyChart']").count() == 3
+    no_exception(page)
+    screenshot(page, "sampling-cost")

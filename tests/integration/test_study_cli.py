@@ -19,15 +19,15 @@ def test_next_token_study_matches_the_function(capsys, embedded):
     out = study(capsys, "next-token", "--chat", CHAT, "--temperature", "0.7", "--top-k", "5", "--top-n", "12")
     assert out["study"] == "next-token" and out["settings"]["top_k"] == 5
     rec = sampling.next_token(embedded, embedded.encode(CHAT, chat=True), SamplingSettings(temperature=0.7, top_k=5), 12)
-    assert out["result"]["ids"] == list(rec.ids) and out["result"]["kept"] == 5
-    assert out["result"]["processed"] == pytest.approx(list(rec.processed), abs=1e-6)
-    assert as_json(rec)["texts"] == out["result"]["texts"]
+    assert out["ids"] == list(rec.ids) and out["kept"] == 5
+    assert out["processed"] == pytest.approx(list(rec.processed), abs=1e-6)
+    assert as_json(rec)["texts"] == out["texts"]
 
 
 def test_compare_study_runs_the_greedy_family(capsys):
     out = study(capsys, "compare", "--chat", CHAT, "--max-new-tokens", "6", "--strategies", "greedy,beam,speculative",
                 "--num-beams", "1", "--draft", "prompt-lookup", "--n-draft", "2")
-    runs = out["result"]["runs"]
+    runs = out["runs"]
     assert [r["strategy"] for r in runs] == ["greedy", "beam", "speculative"]
     assert all(r["same_as_reference"] for r in runs[1:]) and all(r["new_tokens"] <= 6 for r in runs)
 
@@ -37,3 +37,13 @@ def test_bad_study_options_exit_2(capsys):
     assert "needs --strategy beam" in capsys.readouterr().err
     assert main(["study", "next-token", "--chat", CHAT, "--top-p", "2"]) == 2
     assert "top-p" in capsys.readouterr().err
+
+
+def test_sampling_cost_study_prints_rows_and_exactness(capsys):
+    out = study(capsys, "sampling-cost", "--chat", CHAT, "--k", "100,1000", "--n", "1,100", "--regime", "one",
+                "--budget", "0.5")
+    assert {(r["method"], r["k"], r["n"]) for r in out["rows"]} >= {("alias", 100, 1), ("gumbel-max", 1000, 100)}
+    assert all(set(r) >= {"method", "regime", "k", "n", "batch", "seconds"} for r in out["rows"])
+    assert {e["method"] for e in out["exactness"]} == {"linear-scan", "binary-search", "alias", "multinomial",
+                                                       "gumbel-max", "exp-race"}
+    assert all(e["p_value"] > 1e-4 for e in out["exactness"])  # every method exact (fixed seed)

@@ -72,6 +72,6 @@ def test_gumbel_top_k_is_without_replacement():
 
 def test_unknown_sampler_and_bad_m():
     with pytest.raises(ValueError, match="unknown sampler"):
-        make_sampler("alias")
+        make_sampler("dice")
     with pytest.raises(ValueError):
         draw_many("gumbel", LOGITS, 0, torch.Generator())

@@ -1,0 +1,65 @@
+"""The cost of drawing a token: the source notes' table, measured in both regimes on this machine."""
+import streamlit as st
+
+from decoding_core.sampling_cost import COMPLEXITY
+from decoding_core.studies.sampling_cost import sampling_cost
+from ui import loaders, results
+from ui.controls import Controls, Param
+from ui.lab import open_page
+from ui.texts import TEXT
+from viz.sampling_cost import cost_vs_k_figure, cost_vs_n_figure, decoding_figure
+
+P = Controls([
+    Param("cost_budget", 1.0, "Time budget per point (s)", 0.2, 5.0, 0.2,
+          help="A point whose time, predicted from the method's cost model and its last measured point, is over "
+               "this is skipped (and marked so). A larger budget measures more points and takes longer."),
+    Param("cost_n", 100, "n for the chart against k", choices=(1, 10, 100, 1000, 10000, 100000)),
+])
+
+
+def render() -> None:
+    lab, _ = open_page("Cost of sampling", (
+        "What drawing one token costs: the notes' table of methods, measured here in the two regimes"
+        " that matter."), P)
+    st.markdown(TEXT["cost.intro"])
+    st.dataframe([{"method": m, "cost for n draws over k categories": c} for m, c in COMPLEXITY.items()],
+                 hide_index=True, width="content")
+    c1, c2, c3 = st.columns([2, 2, 1])
+    P.show("cost_budget", c1)
+    P.show("cost_n", c2)
+    P.sync()
+    logits = loaders.next_logits(lab)
+    key = (lab.key, P["cost_budget"])
+    if c3.button("Measure", type="primary", width="stretch"):
+        bar = st.progress(0.0)
+        results.keep("cost", key, sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
+                                                progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
+        bar.empty()
+    rec = results.get("cost", key, "Measure")
+    if not rec:
+        st.info("Press **Measure** (about a minute): every method in both regimes, on the model's own next-token "
+                "distribution (its k largest logits for the smaller k).")
+        return
+    k = lab.lm.vocab_size
+    st.subheader("Regime 1: n draws from ONE distribution")
+    st.markdown(TEXT["cost.one"])
+    st.plotly_chart(cost_vs_n_figure(rec, k), width="stretch")
+    st.plotly_chart(cost_vs_k_figure(rec, P["cost_n"]), width="stretch")
+    st.subheader("Regime 2: one draw from each NEW distribution (decoding)")
+    st.markdown(TEXT["cost.new"])
+    st.plotly_chart(decoding_figure(rec, k), width="stretch")
+    st.markdown("**What the measurements say**\n\n" + "\n".join(f"- {c}" for c in rec.crossovers))
+    st.markdown(TEXT["cost.why"])
+    with st.expander("Is every method exact? Chi-square against the exact softmax"):
+        st.dataframe([{"method": e.method, "regime": e.regime, "draws": e.draws, "p-value": round(e.p_value, 4)}
+                      for e in rec.exactness], hide_index=True, width="stretch")
+        st.caption(TEXT["cost.exact"])
+    with st.expander("The numbers"):
+        st.dataframe([{"method": r.method, "regime": r.regime, "k": r.k, "n": r.n, "batch": r.batch,
+                       "seconds": r.seconds, "note": r.note} for r in rec.rows], hide_index=True, width="stretch")
+
+
+if __name__ == "__main__":
+    from ui.app import run_page
+
+    run_page(render)

@@ -1,0 +1,16 @@
+"""AppTest on the Cost of sampling page: measure, draw both regimes, name the crossovers, check exactness."""
+from tests.app.conftest import open_app
+
+
+def test_measures_both_regimes_with_exactness():
+    at = open_app("pages/sampling_cost.py")
+    assert any("Press **Measure**" in i.value for i in at.info)
+    at.slider(key="cost_budget").set_value(0.2).run()
+    next(b for b in at.button if b.label == "Measure").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.get("plotly_chart")) == 3
+    assert any(s.value.startswith("Regime 2") for s in at.subheader)
+    said = next(m.value for m in at.markdown if "What the measurements say" in m.value)
+    assert "fastest is" in said
+    exact = at.dataframe[1].value
+    assert set(exact["method"]) >= {"alias", "gumbel-max", "binary-search"} and (exact["p-value"] > 1e-4).all()

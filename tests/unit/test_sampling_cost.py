@@ -1,0 +1,46 @@
+"""The cost-of-sampling methods: each exact in both regimes (chi-square, fixed seeds); Vose's table by hand."""
+import numpy as np
+import pytest
+import torch
+
+from decoding_core.sampling_cost import METHODS, build_alias, draw_new_distributions, draw_one_distribution
+from decoding_core.stats import chi_square
+from decoding_core.studies.sampling_cost import sampling_cost
+
+LOGITS = torch.randn(60, generator=torch.Generator().manual_seed(7)) * 2
+
+
+def test_vose_alias_table_by_hand():
+    prob, alias = build_alias(np.array([0.5, 0.25, 0.125, 0.125]))
+    mass = np.zeros(4)  # every column carries 1/k: keep i with prob[i], else give alias[i]
+    for i in range(4):
+        mass[i] += prob[i] / 4
+        mass[alias[i]] += (1 - prob[i]) / 4
+    assert mass == pytest.approx([0.5, 0.25, 0.125, 0.125])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_is_exact_in_both_regimes(method):
+    p = torch.softmax(LOGITS.double(), -1).numpy()
+    g = torch.Generator().manual_seed(0)
+    one = draw_one_distribution(method, LOGITS, 12000, g).numpy()
+    new = torch.cat([draw_new_distributions(method, LOGITS.expand(400, -1), g) for _ in range(30)]).numpy()
+    for ids in (one, new):
+        assert ids.min() >= 0 and ids.max() < 60
+        assert chi_square(np.bincount(ids, minlength=60), p)[2] > 1e-3
+
+
+def test_unknown_method_is_refused():
+    with pytest.raises(ValueError, match="method"):
+        draw_one_distribution("dice", LOGITS, 3, torch.Generator())
+
+
+def test_study_skips_over_budget_points_and_names_crossovers():
+    rec = sampling_cost(torch.randn(5000, generator=torch.Generator().manual_seed(1)), ks=(50, 5000),
+                        ns=(1, 1000, 100000), budget_s=0.05, check=False)
+    measured = {(r.method, r.regime, r.k, r.n, r.batch) for r in rec.rows if r.seconds is not None}
+    assert ("alias", "one", 5000, 100000, 1) in measured  # O(k + n): cheap
+    skipped = [r for r in rec.rows if r.seconds is None]
+    assert skipped and all(r.note.startswith("skipped: predicted") for r in skipped)
+    assert any(r.method == "gumbel-max" and r.n == 100000 for r in skipped)  # O(nk) = 5e8 numbers
+    assert any("fastest is" in c for c in rec.crossovers)

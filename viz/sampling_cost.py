@@ -1,0 +1,68 @@
+"""The cost of sampling: measured times against n and k on log-log axes, theory slopes beside them."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from decoding_core.sampling_cost import COMPLEXITY, COST
+
+COLORS = {"linear-scan": "#868e96", "binary-search": "#3b5bdb", "alias": "#2b8a3e", "multinomial": "#9c36b5",
+          "gumbel-max": "#e8590c", "exp-race": "#c92a2a"}
+
+
+def _loglog(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    fig.update_layout(title=dict(text=title, x=0, font=dict(size=15)), height=420, font=dict(size=14),
+                      margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white",
+                      legend=dict(orientation="h", y=-0.22))
+    fig.update_xaxes(type="log", title=x, gridcolor="#eef0f5")
+    fig.update_yaxes(type="log", title=y, gridcolor="#eef0f5")
+    return fig
+
+
+def _curves(fig: go.Figure, points: dict, theory) -> None:
+    """points: method -> [(x, seconds)]; theory(method, x) -> operations (anchored at the last point)."""
+    for m, pts in points.items():
+        if not pts:
+            continue
+        xs, ys = zip(*pts)
+        fig.add_scatter(x=xs, y=ys, mode="lines+markers", name=f"{m} {COMPLEXITY[m]}",
+                        line=dict(color=COLORS[m], width=3), marker=dict(size=8))
+        scale = ys[-1] / theory(m, xs[-1])
+        grid = sorted({*xs, *(x for p in points.values() for x, _ in p)})
+        fig.add_scatter(x=grid, y=[scale * theory(m, x) for x in grid], mode="lines", showlegend=False,
+                        line=dict(color=COLORS[m], dash="dot", width=1), hoverinfo="skip")
+
+
+def cost_vs_n_figure(rec, k: int) -> go.Figure:
+    """n draws from ONE distribution of k categories: seconds against n."""
+    points = {m: [(r.n, r.seconds) for r in rec.rows if r.method == m and r.regime == "one" and r.k == k
+                  and r.seconds] for m in COMPLEXITY}
+    fig = go.Figure()
+    _curves(fig, points, lambda m, n: COST[m](n, k))
+    return _loglog(fig, f"n draws from one distribution (k = {k:,}); dotted: the cost model through the last point",
+                   "draws n", "seconds")
+
+
+def cost_vs_k_figure(rec, n: int) -> go.Figure:
+    """n draws from one distribution: seconds against the number of categories k."""
+    points = {m: [(r.k, r.seconds) for r in rec.rows if r.method == m and r.regime == "one" and r.n == n
+                  and r.seconds] for m in COMPLEXITY}
+    fig = go.Figure()
+    _curves(fig, points, lambda m, k: COST[m](n, k))
+    return _loglog(fig, f"{n:,} draws from one distribution, against its size k", "categories k", "seconds")
+
+
+def decoding_figure(rec, k: int) -> go.Figure:
+    """One draw from each of n NEW distributions (decoding): seconds per distribution, by batch size."""
+    fig = go.Figure()
+    batches = sorted({r.batch for r in rec.rows if r.regime == "new"})
+    for m in COMPLEXITY:
+        ys = []
+        for b in batches:
+            r = next((r for r in rec.rows if r.regime == "new" and r.method == m and r.k == k and r.batch == b), None)
+            ys.append(r.seconds / r.n * 1e6 if r and r.seconds else None)
+        fig.add_bar(x=[f"batch {b}" for b in batches], y=ys, name=m, marker_color=COLORS[m])
+    fig.update_layout(barmode="group", height=400, font=dict(size=14), plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.2),
+                      title=dict(text=f"One draw from each new distribution, as in decoding (k = {k:,})", x=0))
+    fig.update_yaxes(type="log", title="µs per distribution", gridcolor="#eef0f5")
+    return fig
