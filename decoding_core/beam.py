@@ -48,6 +48,7 @@ class Candidate:
     rank: int                 # by score among this step's candidates, 0 = best
     status: str               # kept | pruned | off-top-k | finished | carried (in-beam EOS kept as is)
     rules: tuple[str, ...] = ()
+    key: float | None = None  # stochastic beam search: the perturbed, truncated Gumbel key it was ranked by
 
 
 @dataclass(frozen=True)
@@ -124,12 +125,13 @@ class BeamSearchDecoder(Decoder):
     """Beam search on the step-wise contract. One step = one model forward over all running beams."""
 
     strategy = "beam"
+    width_within_vocab = True  # k <= V: a wider beam could not be filled from the first step
 
     def __init__(self, lm: LoadedModel, beam: BeamSettings, max_new_tokens: int = 32, seed: int = 0,
                  stop_at_eos: bool = True, sampling: SamplingSettings | None = None, sampler: str = "multinomial",
                  backend: str = "eager"):
         super().__init__(lm, max_new_tokens, seed, stop_at_eos, backend)
-        if beam.num_beams > lm.vocab_size:
+        if beam.num_beams > lm.vocab_size and self.width_within_vocab:
             raise ValueError(f"beam width {beam.num_beams} exceeds the vocabulary ({lm.vocab_size} tokens)")
         if beam.sample_prefix >= max_new_tokens:
             raise ValueError(f"the sampled prefix ({beam.sample_prefix}) must be shorter than max new tokens "

@@ -12,7 +12,8 @@ import logging
 import sys
 
 from .settings import (BACKENDS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS, STRATEGIES, TREES,
-                       Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings, Speculative)
+                       Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings, Speculative,
+                       StochasticBeam)
 
 
 class UsageError(Exception):
@@ -158,6 +159,8 @@ def strategy_settings(args, name: str | None = None):
         beam = BeamSettings(args.num_beams, args.eos_policy, args.length_penalty, EARLY_STOPPING[args.early_stopping],
                             args.rp, args.ap, args.rpl, args.mc, sample_prefix=args.sample_prefix)
         return Beam(beam, sampling, args.sampler)
+    if name == "stochastic-beam":
+        return StochasticBeam(args.num_beams, args.temperature)
     if name == "speculative":
         return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling)
     if name == "eagle":

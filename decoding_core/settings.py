@@ -22,7 +22,7 @@ RULES = ("greedy", "topk", "sample")
 TREES = ("dynamic", "static")
 HEADS = ("eagle1", "eagle3")
 DRAFT_KINDS = ("embedded", "prompt-lookup")   # or any model id / folder
-STRATEGIES = ("greedy", "sample", "beam", "speculative", "eagle")
+STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eagle")
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
 REFERENCE_N = 4            # draft length used where no device-aware N is known
 
@@ -160,6 +160,19 @@ class Beam:
 
 
 @dataclass(frozen=True)
+class StochasticBeam:
+    """Stochastic beam search (Kool et al. 2019): k sequences sampled without replacement, at a temperature."""
+
+    num_beams: int = 4
+    temperature: float = 1.0
+    name = "stochastic-beam"
+
+    def __post_init__(self):
+        _number("beam width", self.num_beams, lo=1, integer=True)
+        _number("temperature", self.temperature, lo=0, lo_open=True)
+
+
+@dataclass(frozen=True)
 class Speculative:
     """Draft N tokens (``draft``: embedded, prompt-lookup, or a model id / folder), verify in one pass.
     ``n_draft`` "auto" = the N that maximises tokens/s on this device (the shipped draft only)."""
@@ -215,4 +228,4 @@ class Eagle:
         return self.tree == "dynamic" and "auto" in (self.depth, self.total_tokens)
 
 
-Strategy = Greedy | Sample | Beam | Speculative | Eagle
+Strategy = Greedy | Sample | Beam | StochasticBeam | Speculative | Eagle

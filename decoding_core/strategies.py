@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .models import LoadedModel, ModelLoadError
-from .settings import Beam, Eagle, Greedy, RunSettings, Sample, Speculative, Strategy
+from .settings import Beam, Eagle, Greedy, RunSettings, Sample, Speculative, StochasticBeam, Strategy
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,12 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         if run.backend != "eager":
             raise ValueError(f"beam search runs the target eager, not with the {run.backend} backend")
         return BeamSearchDecoder(lm, strategy.beam, sampling=strategy.sampling, sampler=strategy.sampler, **common)
+    if isinstance(strategy, StochasticBeam):
+        from .stochastic_beam import StochasticBeamDecoder
+
+        if run.backend != "eager":
+            raise ValueError(f"stochastic beam search runs the target eager, not with the {run.backend} backend")
+        return StochasticBeamDecoder(lm, strategy.num_beams, temperature=strategy.temperature, **common)
     if isinstance(strategy, Speculative):
         from .speculative import SpeculativeDecoder
 
@@ -137,6 +143,8 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         b = strategy.beam
         extra = (", pruning" if b.pruning else "") + (f", sampled prefix {b.sample_prefix}" if b.sample_prefix else "")
         return f"beam search (k {b.num_beams}{extra})"
+    if isinstance(strategy, StochasticBeam):
+        return f"stochastic beam search (k {strategy.num_beams}, T {strategy.temperature:g})"
     if isinstance(strategy, Speculative):
         n = sizes.n_draft if sizes and sizes.n_draft else strategy.n_draft
         src = {"embedded": "shipped draft", "prompt-lookup": "prompt lookup"}.get(strategy.draft, strategy.draft)

@@ -1,7 +1,8 @@
 """Beam search with Freitag & Al-Onaizan pruning, step by step, and the hybrid sample-then-beam."""
 import streamlit as st
 
-from decoding_core.settings import EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam, BeamSettings, SamplingSettings
+from decoding_core.settings import (EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam, BeamSettings, SamplingSettings,
+                                    StochasticBeam)
 from decoding_core.strategies import build_decoder
 from decoding_core.studies import beam as study
 from ui import results
@@ -39,6 +40,11 @@ P = Controls([
     Param("prefix_temperature", 1.0, "Prefix temperature", 0.05, 3.0, 0.05),
     Param("beam_show_off", "last", "Candidates that fell off the top-k", choices=("last", "none", "all"),
           widget="radio", help="last = only at the newest step"),
+    Param("stochastic", False, "Stochastic beam search (Kool et al. 2019): sample k sequences without replacement",
+          help="Beam search on Gumbel-perturbed log-probabilities, each child's noise conditioned on its parent's "
+               "maximum: the k sequences are a sample without replacement from the model's sequence distribution. "
+               "Pruning and the EOS policy do not apply (ended sequences are carried, as in-beam)."),
+    Param("sbs_temperature", 1.0, "Temperature (stochastic beams)", 0.05, 3.0, 0.05),
     Param("div_seeds", 4, "Seeds n", 2, 8),
     Param("div_m", 3, "Sampled prefix m", 1, 16),
 ])
@@ -48,16 +54,21 @@ RULES = (("rp", "use_rp"), ("ap", "use_ap"), ("rpl", "use_rpl"), ("mc", "use_mc"
 def controls() -> Beam:
     ss = st.session_state
     with st.container(border=True):
+        s1, s2 = st.columns([3, 1])
+        P.show("stochastic", s1)
+        P.show("sbs_temperature", s2, disabled=not ss.stochastic)
+        off = ss.stochastic  # pruning and the EOS policy belong to (deterministic) beam search
         c = st.columns(5)
         for col, key in zip(c, ("k", "beam_max_new", "eos_policy", "length_penalty", "early_stopping")):
-            P.show(key, col, disabled=key in ("length_penalty", "early_stopping") and ss.eos_policy == "in-beam")
+            P.show(key, col, disabled=(key in ("length_penalty", "early_stopping") and ss.eos_policy == "in-beam")
+                   or (off and key in ("eos_policy", "length_penalty", "early_stopping")))
         st.markdown(TEXT["beam.pruning"])
         for col, (rule, use) in zip(st.columns(4), RULES):
-            P.show(use, col)
-            P.show(rule, col, disabled=not ss[use])
-        P.show("literal_rp", disabled=not ss.use_rp)
+            P.show(use, col, disabled=off)
+            P.show(rule, col, disabled=off or not ss[use])
+        P.show("literal_rp", disabled=off or not ss.use_rp)
         h = st.columns(3)
-        P.show("prefix_m", h[0])
+        P.show("prefix_m", h[0], disabled=off)
         P.show("prefix_sampler", h[1], disabled=ss.prefix_m == 0)
         P.show("prefix_temperature", h[2], disabled=ss.prefix_m == 0)
     on = {rule: ss[rule] if ss[use] else None for rule, use in RULES}
@@ -71,16 +82,19 @@ def render() -> None:
         "Keep the k best partial answers at every step; prune the hopeless ones early (Freitag &"
         " Al-Onaizan, 2017)."), P)
     strategy = controls()
+    stepped = StochasticBeam(P["k"], P["sbs_temperature"]) if P["stochastic"] else strategy
     run = lab.run(P["beam_max_new"], backend="eager")
     try:
-        build_decoder(lab.lm, strategy, run)  # a bad combination is reported here, not mid-run
+        build_decoder(lab.lm, stepped, run)  # a bad combination is reported here, not mid-run
     except ValueError as exc:
         P.sync()
         st.error(f"{exc}. Adjust the controls above.")
         st.stop()
-    search(lab, strategy, run, prompt_ids)
+    if P["stochastic"]:
+        st.markdown(TEXT["beam.sbs"])
+    search(lab, stepped, run, prompt_ids)
 
-    st.header("Does sampling a prefix make beam search more diverse?")
+    st.header("Diversity and quality: beam search, sample-then-beam, sampling, stochastic beams")
     st.markdown(TEXT["beam.diversity"])
     d1, d2, d3 = st.columns(3)
     P.show("div_seeds", d1)
@@ -104,7 +118,7 @@ def render() -> None:
 
 
 @st.fragment
-def search(lab, strategy: Beam, run, prompt_ids):
+def search(lab, strategy, run, prompt_ids):
     lm = lab.lm
     state = stepper("beam", (lab.key, strategy, run), lambda: build_decoder(lm, strategy, run).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
@@ -123,7 +137,7 @@ def search(lab, strategy: Beam, run, prompt_ids):
         st.caption(TEXT["beam.graph"])
     with g2:
         if step.kind == "sample":
-            st.markdown(f"Sampled **`{step.sample.token_text}`** with p = {step.sample.prob:.3f} "
+            st.markdown(f"Sampled **`{step.sample.token_text}`** with p = {step.sample.prob:.3f} "  # Beam only
                         f"({strategy.sampler}, T = {strategy.sampling.temperature}). Beam search starts after "
                         f"{strategy.beam.sample_prefix} sampled tokens.")
         else:
@@ -154,12 +168,17 @@ def step_tables(step, lm) -> None:
         st.dataframe(nbest_rows(step.finished, lm.decode, True), hide_index=True, width="stretch")
 
 
-def finish(lab, strategy: Beam, run, state, prompt_ids) -> None:
+def finish(lab, strategy, run, state, prompt_ids) -> None:
     st.subheader("Result")
     dec = state["decoder"]
     hyps = dec.hypotheses()
     if not hyps:
         st.warning(TEXT["beam.empty"])
+        return
+    if isinstance(strategy, StochasticBeam):
+        st.markdown(f"**{len(hyps)} sequences sampled without replacement**, in the order of their Gumbel keys "
+                    "(the first is a sample from the model's sequence distribution; score = log-probability)")
+        st.dataframe(nbest_rows(hyps, lab.lm.decode, False), hide_index=True, width="stretch")
         return
     st.markdown("**n-best list**")
     st.dataframe(nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set"), hide_index=True,

@@ -59,12 +59,6 @@ share a run.""",
         'Every candidate was pruned: the beam is empty. This is what the literal relative rule does on'
         ' log-probabilities: rp × (a negative max score) lies ABOVE the max score, so the best candidate'
         ' is pruned too.'),
-    'beam.diversity': (
-        'The notes claim that sampling the first tokens and beam-searching the rest gives diverse *and*'
-        ' fluent outputs. Measured here: the same prompt decoded with n seeds, plain beam search against'
-        ' sample-then-beam. **distinct-n** = unique n-grams / all n-grams over the n outputs (higher ='
-        " more diverse); **pairwise overlap** = mean Jaccard overlap of two outputs' bigram sets (lower ="
-        ' more diverse). Plain beam search is deterministic, so all its seeds give the same output.'),
     'spec.sweep': (
         'With per-token acceptance α (assumed independent) and draft cost c (one draft token ÷ one target'
         ' token), a step yields on average $(1-\\alpha^{N+1})/(1-\\alpha)$ tokens, and the speed-up is'),
@@ -166,4 +160,18 @@ share a run.""",
         " (the model's 200 largest logits); a p-value that is not tiny means no detectable difference. The"
         " uniforms are drawn on the open interval (0, 1), which bounds the Gumbel noise: a token more than"
         " about 20 nats below the best can never be drawn by Gumbel-max or the race (probability < 1e-8)."),
+    'beam.sbs': (
+        "**Stochastic beam search.** Every candidate gets a random key: its log-probability plus Gumbel noise,"
+        " adjusted so that the largest key among a node's children equals the node's own key (the Gumbel-top-k"
+        " trick applied level by level). Keeping the k largest keys at every step then SAMPLES k different"
+        " sequences without replacement, instead of finding the k most likely ones: ranks in the tree are by"
+        " key, the scores shown are log-probabilities. Same seed, same sample."),
+    'beam.diversity': (
+        "The notes claim that sampling the first tokens and beam-searching the rest gives diverse *and* fluent"
+        " outputs. Measured here on n outputs per method for the same prompt: plain beam search (deterministic:"
+        " every seed gives the same output), sample-then-beam and plain sampling over n seeds (at the prefix"
+        " temperature), and stochastic beam search, whose ONE run with k = n returns n distinct samples."
+        " **distinct-n** = unique n-grams / all n-grams over the n outputs (higher = more diverse); **pairwise"
+        " overlap** = mean Jaccard overlap of two outputs' bigram sets (lower = more diverse); **mean log-prob**"
+        " = how likely the target finds an output (higher = more fluent by the model's own measure)."),
 }

@@ -23,7 +23,8 @@ def pruning_rows(savings) -> list[dict]:
 
 def diversity_rows(div) -> list[dict]:
     return [{"method": r.method, "distinct-1": _r(r.distinct_1), "distinct-2": _r(r.distinct_2),
-             "pairwise overlap": _r(r.pairwise_overlap)} for r in div.rows]
+             "pairwise overlap": _r(r.pairwise_overlap), "mean log-prob": _r(r.mean_logprob, 2),
+             "log-prob per token": _r(r.mean_logprob_per_token, 3)} for r in div.rows]
 
 
 def sweep_rows(sweep) -> list[dict]:

@@ -1,12 +1,17 @@
-"""Beam-search studies: what pruning saves, and whether a sampled prefix makes beam search diverse."""
+"""Beam-search studies: what pruning saves; how diverse and how good beam search, sample-then-beam, sampling
+and stochastic beam search are on one prompt."""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
 
+import torch
+from transformers import DynamicCache
+
+from ..decoders import forward
 from ..diversity import distinct_n, pairwise_overlap
 from ..models import LoadedModel
-from ..settings import Beam, RunSettings
+from ..settings import Beam, RunSettings, Sample, SamplingSettings, StochasticBeam
 from ..strategies import build_decoder
 from . import Progress, StopCheck, never, no_progress
 
@@ -56,6 +61,8 @@ class DiversityRow:
     distinct_1: float          # unique unigrams / all unigrams over the outputs
     distinct_2: float
     pairwise_overlap: float    # mean Jaccard overlap of two outputs' bigram sets
+    mean_logprob: float        # quality: mean total log-prob of an output under the target
+    mean_logprob_per_token: float
     outputs: tuple[str, ...]
 
 
@@ -67,25 +74,65 @@ class Diversity:
     stopped: bool = False
 
 
+@torch.inference_mode()
+def sequence_logprob(lm: LoadedModel, prompt_ids: list[int], tokens) -> float:
+    """log p(tokens | prompt) under the target: the sum of the tokens' log-probs, one forward."""
+    tokens = list(tokens)
+    if not tokens:
+        return 0.0
+    ids = torch.tensor([list(prompt_ids) + tokens], device=lm.device)
+    logp = torch.log_softmax(forward(lm.model, ids, DynamicCache())[0, len(prompt_ids) - 1:-1].float(), -1)
+    return float(logp.gather(-1, torch.tensor(tokens, device=logp.device)[:, None]).sum())
+
+
 def diversity(lm: LoadedModel, prompt_ids: list[int], strategy: Beam, run: RunSettings, seeds: int = 4,
               prefix_m: int = 3, progress: Progress = no_progress, should_stop: StopCheck = never) -> Diversity:
-    """The same prompt decoded with ``seeds`` seeds: plain beam search (deterministic: one run stands for
-    all seeds) against sample-``prefix_m``-then-beam (seeds run.seed .. run.seed + seeds - 1)."""
+    """n = ``seeds`` outputs per method for the same prompt: plain beam search (deterministic: one run stands
+    for all seeds), sample-``prefix_m``-then-beam and ancestral sampling (seeds run.seed .. + n - 1, at the
+    strategy's prefix temperature), and stochastic beam search (ONE run with k = n: n sequences sampled
+    without replacement at that temperature). Diversity (distinct-n, pairwise overlap) and quality (the
+    outputs' log-prob under the target) for each."""
     if not isinstance(seeds, int) or seeds < 2:
         raise ValueError(f"seeds must be an integer >= 2, got {seeds!r}")
     t0 = time.perf_counter()
     base = replace(strategy.beam.without_pruning(), sample_prefix=0)
-    plain = build_decoder(lm, replace(strategy, beam=base), replace(run, seed=0)).start(prompt_ids).run().tokens
-    hybrid = replace(strategy, beam=replace(base, sample_prefix=min(prefix_m, run.max_new_tokens - 1)))
-    outs, stopped = [], False
-    progress(1 / (1 + seeds), "plain beam search")
-    for i in range(seeds):
-        if should_stop():
-            stopped = True
+    temperature = strategy.sampling.temperature
+    methods = [
+        ("plain beam", lambda i: build_decoder(lm, replace(strategy, beam=base), replace(run, seed=0))),
+        (f"sample {prefix_m} then beam", lambda i: build_decoder(
+            lm, replace(strategy, beam=replace(base, sample_prefix=min(prefix_m, run.max_new_tokens - 1))),
+            replace(run, seed=run.seed + i))),
+        ("sampling", lambda i: build_decoder(lm, Sample(SamplingSettings(temperature=temperature), strategy.sampler),
+                                             replace(run, seed=run.seed + i))),
+    ]
+    groups, stopped, total = {}, False, 3 + seeds
+    done = 0
+    for name, make in methods:
+        runs = 1 if name == "plain beam" else seeds
+        outs = []
+        for i in range(runs):
+            if should_stop():
+                stopped = True
+                break
+            outs.append(make(i).start(prompt_ids).run().tokens)
+            done += 1
+            progress(done / total, f"{name}, seed {run.seed + i}")
+        if stopped:
             break
-        outs.append(build_decoder(lm, hybrid, replace(run, seed=run.seed + i)).start(prompt_ids).run().tokens)
-        progress((2 + i) / (1 + seeds), f"seed {run.seed + i}")
-    groups = {"plain beam": [plain] * max(len(outs), 1), f"sample {prefix_m} then beam": outs}
-    rows = tuple(DiversityRow(name, distinct_n(o, 1), distinct_n(o, 2), pairwise_overlap(o),
-                              tuple(lm.decode(t) for t in o)) for name, o in groups.items() if o)
-    return Diversity(rows, tuple(run.seed + i for i in range(len(outs))), time.perf_counter() - t0, stopped)
+        groups[name] = outs * seeds if name == "plain beam" else outs
+    if not stopped and not should_stop():
+        dec = build_decoder(lm, StochasticBeam(seeds, temperature), run).start(prompt_ids)
+        dec.run()
+        groups["stochastic beam (one run, k = n)"] = [list(h.tokens) for h in dec.hypotheses()][:seeds]
+        progress(1.0, "stochastic beam search")
+    else:
+        stopped = True
+    rows = []
+    for name, outs in groups.items():
+        if not outs:
+            continue
+        lps = [sequence_logprob(lm, prompt_ids, o) for o in outs]
+        n_tok = sum(max(1, len(o)) for o in outs)
+        rows.append(DiversityRow(name, distinct_n(outs, 1), distinct_n(outs, 2), pairwise_overlap(outs),
+                                 sum(lps) / len(lps), sum(lps) / n_tok, tuple(lm.decode(t) for t in outs)))
+    return Diversity(tuple(rows), tuple(run.seed + i for i in range(seeds)), time.perf_counter() - t0, stopped)

@@ -57,7 +57,8 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
             stopped = True
             break
         progress(i / len(strategies), label or describe(strategy))
-        own = run if strategy.name not in ("beam", "eagle") else replace(run, backend="eager")  # they run eager
+        eager = strategy.name in ("beam", "stochastic-beam", "eagle")  # these run the target eager
+        own = replace(run, backend="eager") if eager else run
         try:
             dec = build_decoder(lm, strategy, own, loaders)
             label = label or describe(strategy, Sizes(getattr(dec, "n_draft", None), getattr(dec, "total_tokens", None),

@@ -57,8 +57,9 @@ def test_diversity_panel_measures():
     at.slider(key="div_seeds").set_value(3).run()
     next(b for b in at.button if b.label == "Measure diversity").click().run()
     table = at.dataframe[-1].value
-    assert list(table["method"]) == ["plain beam", "sample 3 then beam"]
+    assert list(table["method"]) == ["plain beam", "sample 3 then beam", "sampling", "stochastic beam (one run, k = n)"]
     plain, hybrid = table.iloc[0], table.iloc[1]
+    assert (table["mean log-prob"] < 0).all()
     assert plain["pairwise overlap"] == 1.0  # deterministic
     assert hybrid["distinct-2"] >= plain["distinct-2"]
     assert not at.exception
@@ -69,3 +70,19 @@ def test_diversity_panel_measures():
     assert any("measured with other settings" in c.value for c in at.caption)
     at.slider(key="div_seeds").set_value(3).run()  # back to the settings it was measured with: shown again
     assert len(at.dataframe) == n_tables
+
+
+def test_stochastic_beam_search_steps_and_samples_distinct_sequences():
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(5).run()
+    at.slider(key="k").set_value(3).run()
+    at.toggle(key="stochastic").set_value(True).run()
+    assert at.toggle(key="use_rp").disabled and at.selectbox(key="eos_policy").disabled
+    assert any("Stochastic beam search." in m.value for m in at.markdown)
+    at.button(key="beam_step").click().run()
+    assert len(at.get("graphviz_chart")) == 1
+    at.button(key="beam_run").click().run()
+    assert any("sampled without replacement" in m.value for m in at.markdown)
+    hyps = at.dataframe[-1].value
+    assert len(hyps) == 3 and hyps["text"].nunique() == 3
+    assert not at.exception

@@ -62,3 +62,19 @@ def test_cli_beam_hypotheses(embedded):
     assert out["metrics"]["hypotheses_expanded"] > out["metrics"]["target_forwards"]
     bad = run_cli("--strategy", "beam", "--prompt", "x", "--rp", "1.5")
     assert bad.returncode == 2 and "rp" in bad.stderr
+
+
+def test_stochastic_beam_search_from_the_command_line(capsys):
+    """`--strategy stochastic-beam --num-beams K` on the embedded model: K distinct sequences, reproducible."""
+    import json
+
+    from decoding_core.cli import main
+
+    args = ["run", "--strategy", "stochastic-beam", "--num-beams", "3", "--chat", "Name a colour.",
+            "--max-new-tokens", "6", "--seed", "4"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    again = json.loads(capsys.readouterr().out)
+    seqs = [tuple(h["tokens"]) for h in out["hypotheses"]]
+    assert len(seqs) == 3 and len(set(seqs)) == 3 and out["tokens"] == list(seqs[0]) == again["tokens"]

@@ -2,6 +2,7 @@
 import json
 
 import pytest
+import torch
 
 from decoding_core.decoders import greedy_decoder
 from decoding_core.eagle_head import EagleHead
@@ -92,10 +93,16 @@ def test_beam_studies(target):
     assert [r.search for r in sv.rows] == ["with pruning", "pruning off"]
     assert sv.rows[0].hypotheses_fed <= sv.rows[1].hypotheses_fed and 0 <= sv.saved < 1
     div = beam.diversity(target, PROMPT, strategy, run, seeds=3, prefix_m=2)
-    plain, hybrid = div.rows
+    plain, hybrid, _, sbs = div.rows
+    assert [r.method for r in div.rows] == ["plain beam", "sample 2 then beam", "sampling",
+                                            "stochastic beam (one run, k = n)"]
     assert plain.pairwise_overlap == 1.0 and len(hybrid.outputs) == 3 and div.seeds == (0, 1, 2)
+    assert len(set(sbs.outputs)) == 3  # sampled without replacement: distinct
+    assert all(r.mean_logprob <= 0 for r in div.rows)
+    full = torch.log_softmax(target.model(torch.tensor([PROMPT + [7, 8]])).logits[0].float(), -1)
+    assert beam.sequence_logprob(target, PROMPT, [7, 8]) == pytest.approx(float(full[3, 7] + full[4, 8]), abs=1e-4)
     stopped = beam.diversity(target, PROMPT, strategy, run, seeds=3, should_stop=lambda: True)
-    assert stopped.stopped and len(stopped.rows) == 1
+    assert stopped.stopped and not stopped.rows
 
 
 def test_speculative_studies(target, loaders):
