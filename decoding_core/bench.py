@@ -23,22 +23,13 @@ from .beam import BeamSearchDecoder, BeamSettings
 from .hardware import gemv_bandwidth_gbs, median_time, memory_bandwidth_gbs, weight_bytes
 from .decoders import AutoregressiveDecoder, forward
 from .models import load_model
+from .prompts import PROMPTS, heldout_instructions
 from .processors import SamplingSettings
 from .samplers import SAMPLERS, make_sampler
 from .speculative import SpeculativeDecoder
 
-PROMPTS = ["Explain photosynthesis in simple terms.", "Write a short poem about the ocean.",
-           "What are three benefits of regular exercise?"]
 SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
             "studies", "samplers", "overhead")
-
-
-HELDOUT = Path(__file__).resolve().parents[1] / "assets" / "heldout_instructions.json"
-
-
-def heldout_instructions(k: int) -> list[str]:
-    """Instructions on topics the draft and the EAGLE head never trained on (written by eval_tau.py)."""
-    return json.loads(HELDOUT.read_text())[:k] if HELDOUT.exists() else PROMPTS[:k]
 
 
 class Bench:

@@ -100,7 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(sub.add_parser("run", help="run one decoding to the end and print JSON"))
     st = sub.add_parser("study", help="run one of the pages' experiments and print its record as JSON")
     st.add_argument("name", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
-    add_run_options(st)
+    add_run_options(st, prompt_required=False)
+    st.add_argument("--prompts", default=None, help="pruning-sweep: a JSON list of instructions (chat template "
+                                                      "applied), instead of --chat / --prompt")
     st.add_argument("--top-n", type=int, default=25, help="next-token: tokens shown")
     st.add_argument("--draws", type=int, default=10000, help="sampler-fit: draws M")
     st.add_argument("--samplers", default="multinomial,gumbel", help="sampler-fit: comma-separated samplers")
@@ -135,7 +137,8 @@ STUDIES = {"next-token": "the next-token distribution before and after the proce
            "n-sweep": "speculative decoding for every draft length N, with the theory",
            "topk-drift": "the first token under top-K verification and rejection sampling, many trials",
            "compare": "strategies side by side on one prompt and seed",
-           "sampling-cost": "what drawing a token costs, per method, in both regimes (the notes' table)"}
+           "sampling-cost": "what drawing a token costs, per method, in both regimes (the notes' table)",
+           "pruning-sweep": "every pruning threshold over a set of prompts: saving against fidelity"}
 
 
 def sampling_settings(args) -> SamplingSettings:
@@ -208,14 +211,16 @@ def cmd_study(args) -> int:
     from .studies.run import run_study
 
     text = args.chat if args.chat is not None else args.prompt
-    if not text or not text.strip():
+    if args.prompts and args.name != "pruning-sweep":
+        raise UsageError("--prompts applies to the pruning-sweep study only")
+    if not args.prompts and (not text or not text.strip()):
         raise UsageError("the prompt is empty: give --prompt or --chat")
     try:
         strategy = strategy_settings(args)
         others = [strategy_settings(args, n.strip()) for n in args.strategies.split(",") if n.strip()]
         run = run_settings(args)
         lm = load_model(args.model, args.device, args.dtype)
-        prompt_ids = lm.encode(text, chat=args.chat is not None)
+        prompt_ids = lm.encode(text, chat=args.chat is not None) if not args.prompts else []
         record = run_study(args.name, lm, prompt_ids, strategy, run, vars(args), others)
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc

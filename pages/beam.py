@@ -4,12 +4,15 @@ import streamlit as st
 from decoding_core.settings import (EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam, BeamSettings, SamplingSettings,
                                     StochasticBeam)
 from decoding_core.strategies import build_decoder
+from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
+from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui import results
 from ui.controls import Controls, Param, stepper
 from ui.lab import open_page
 from ui.texts import TEXT
-from viz.beam import candidate_rows, frontier_rows, nbest_rows, search_graph, to_dot
+from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, to_dot)
+from viz.beam import pruning_rows as sweep_rows
 from viz.tables import diversity_rows, pruning_rows
 
 P = Controls([
@@ -115,6 +118,46 @@ def render() -> None:
                 for text in row.outputs:
                     st.text(text)
         st.caption(f"Measured in {div.wall_s:.1f} s on {lab.lm.device.type}.")
+    tuning(lab, strategy, run, prompt_ids)
+
+
+def use_thresholds(settings: dict) -> None:
+    """Button callback: switch the pruning controls to a sweep row's thresholds (before the widgets draw)."""
+    ss = st.session_state
+    for rule, use in RULES:
+        ss[use] = settings[rule] is not None
+        if settings[rule] is not None:
+            ss[rule] = settings[rule]
+    ss["stochastic"] = False
+
+
+def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
+    st.header("Tuning the pruning thresholds")
+    st.markdown(TEXT["beam.tuning"])
+    prompts = [prompt_ids] + [lab.lm.encode(t, chat=True) for t in heldout_instructions(3)]
+    key = (lab.key, strategy.beam.without_pruning(), run)
+    if st.button("Measure the thresholds", type="primary"):
+        bar = st.progress(0.0)
+        results.keep("pruning", key, pruning_sweep(lab.lm, prompts, strategy, run,
+                                                   progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
+        bar.empty()
+    sweep = results.get("pruning", key, "Measure the thresholds")
+    if not sweep:
+        st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "
+                   "held-out instructions) with this page's beam width, length and EOS policy.")
+        return
+    st.plotly_chart(pruning_tradeoff_figure(sweep, FIDELITY), width="stretch")
+    rec = sweep.recommendation
+    if rec:
+        chosen = ", ".join(f"{k} = {v:g}" for k, v in rec["settings"].items() if v is not None)
+        st.success(f"Recommended: **{chosen}**: saves {rec['expansions_saved']:.0%} of the expansions and keeps the "
+                   f"best hypothesis on {rec['best_unchanged']:.0%} of the {sweep.prompts} prompts.")
+        st.button("Use the recommended thresholds", on_click=use_thresholds, args=(rec["settings"],))
+    else:
+        st.warning(f"No setting keeps the best hypothesis on {FIDELITY:.0%} of the prompts: pruning changes the "
+                   "answer here whatever the threshold.")
+    with st.expander("The numbers"):
+        st.dataframe(sweep_rows(sweep), hide_index=True, width="stretch")
 
 
 @st.fragment

@@ -174,4 +174,10 @@ share a run.""",
         " **distinct-n** = unique n-grams / all n-grams over the n outputs (higher = more diverse); **pairwise"
         " overlap** = mean Jaccard overlap of two outputs' bigram sets (lower = more diverse); **mean log-prob**"
         " = how likely the target finds an output (higher = more fluent by the model's own measure)."),
+    'beam.tuning': (
+        "Freitag & Al-Onaizan tuned their thresholds for translation with large beams. Do they carry over to a"
+        " small chat model? Below, each threshold alone over a range (and the paper's combination, the red"
+        " star) runs on your prompt and three held-out instructions, against the same search without pruning:"
+        " how many expansions it saves (up) against how often the best hypothesis stays the same (right). The"
+        " recommendation is the largest saving that keeps the best hypothesis on at least 90% of the prompts."),
 }

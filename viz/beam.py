@@ -87,3 +87,40 @@ def nbest_rows(hyps, lm_decode, normalised: bool) -> list[dict]:
     key = "score / len^lp" if normalised else "score (log p)"
     return [{"rank": i + 1, "text": lm_decode(h.tokens), key: round(h.score, 4), "tokens": len(h.tokens),
              "finished": h.finished} for i, h in enumerate(hyps)]
+
+
+def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
+    """Saving against fidelity, one point per pruning setting; the paper's point and the recommendation marked."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    rec = sweep.recommendation["settings"] if sweep.recommendation else None
+    for kind, color in (("rp", "#3b5bdb"), ("ap", "#e8590c"), ("rpl", "#2b8a3e"), ("mc", "#9c36b5"), ("combo", "#495057")):
+        rows = [r for r in sweep.rows if not r.paper and (sum(v is not None for v in r.settings.values()) > 1) == (kind == "combo")
+                and (kind == "combo" or r.settings[kind] is not None)]
+        if rows:
+            fig.add_scatter(x=[r.best_unchanged for r in rows], y=[r.expansions_saved for r in rows], mode="markers+text",
+                            text=[r.label for r in rows], textposition="top center", name=kind,
+                            marker=dict(size=11, color=color), textfont=dict(size=11))
+    for r in sweep.rows:
+        if r.paper:
+            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name="the paper's settings",
+                            marker=dict(symbol="star", size=20, color="#c92a2a"))
+        if rec is not None and r.settings == rec:
+            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name="recommended",
+                            marker=dict(symbol="circle-open", size=24, color="#1c2233", line=dict(width=3)))
+    fig.add_vline(x=fidelity, line=dict(color="#adb5bd", dash="dash"),
+                  annotation_text=f"{fidelity:.0%} of prompts unchanged", annotation_position="bottom left")
+    fig.update_layout(height=460, font=dict(size=14), plot_bgcolor="white", margin=dict(l=10, r=10, t=50, b=10),
+                      title=dict(text="Pruning: what it saves against how often the best answer stays the same", x=0),
+                      legend=dict(orientation="h", y=-0.2))
+    fig.update_xaxes(title="share of prompts whose best hypothesis is unchanged", tickformat=".0%", range=[-0.05, 1.08],
+                     gridcolor="#eef0f5")
+    fig.update_yaxes(title="share of expansions saved", tickformat=".0%", gridcolor="#eef0f5")
+    return fig
+
+
+def pruning_rows(sweep) -> list[dict]:
+    return [{"setting": r.label + (" (paper)" if r.paper else ""), "expansions saved": round(r.expansions_saved, 3),
+             "time saved": round(r.time_saved, 3), "best unchanged": round(r.best_unchanged, 3),
+             "score lost": round(r.score_lost, 3)} for r in sweep.rows]

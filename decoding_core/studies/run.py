@@ -8,6 +8,18 @@ from ..settings import Beam, RunSettings, Speculative
 from . import beam, compare, sampling, speculative
 
 
+def _instructions(path: str) -> list[str]:
+    import json
+
+    try:
+        items = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--prompts {path}: not a readable JSON list of instructions ({exc})") from exc
+    if not isinstance(items, list) or not items or not all(isinstance(t, str) and t.strip() for t in items):
+        raise ValueError(f"--prompts {path}: expected a non-empty JSON list of instruction strings")
+    return items
+
+
 def _need(strategy, kind, name: str):
     if not isinstance(strategy, kind):
         raise ValueError(f"the {name} study needs --strategy {kind.name}")
@@ -44,6 +56,13 @@ def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: 
         regimes = ("one", "new") if opts["regime"] == "both" else (opts["regime"],)
         return sampling_cost(sampling.next_token_logits(lm, prompt_ids), ks=ints(opts["k"]) if opts["k"] else None,
                              ns=ints(opts["n"]), regimes=regimes, budget_s=opts["budget"], seed=run.seed)
+    if name == "pruning-sweep":
+        from .pruning import pruning_sweep
+
+        beam_strategy = _need(strategy, Beam, name) if strategy.name == "beam" else Beam(
+            replace(Beam().beam, num_beams=opts["num_beams"]))
+        prompts = [prompt_ids] if prompt_ids else [lm.encode(t, chat=True) for t in _instructions(opts["prompts"])]
+        return pruning_sweep(lm, prompts, beam_strategy, run)
     if name == "compare":
         return compare.compare(lm, prompt_ids, others or [strategy], run)
     raise ValueError(f"unknown study {name!r}")

@@ -86,3 +86,18 @@ def test_stochastic_beam_search_steps_and_samples_distinct_sequences():
     hyps = at.dataframe[-1].value
     assert len(hyps) == 3 and hyps["text"].nunique() == 3
     assert not at.exception
+
+
+def test_pruning_thresholds_are_tuned_and_can_be_used():
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(3).run()
+    at.slider(key="k").set_value(2).run()
+    next(b for b in at.button if b.label == "Measure the thresholds").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(h.value == "Tuning the pruning thresholds" for h in at.header)
+    recommended = [s.value for s in at.success if s.value.startswith("Recommended")]
+    if recommended:
+        next(b for b in at.button if b.label == "Use the recommended thresholds").click().run()
+        assert any(at.toggle(key=k).value for k in ("use_rp", "use_ap", "use_rpl", "use_mc"))
+    else:
+        assert any("No setting keeps" in w.value for w in at.warning)

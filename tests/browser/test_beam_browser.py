@@ -20,3 +20,16 @@ def test_beam_page_steps_and_draws_the_tree(server, page):
     page.get_by_text("What pruning saved").wait_for()
     no_exception(page)
     screenshot(page, "beam")
+
+
+def test_stochastic_beams_and_the_threshold_sweep(server, page):
+    page.goto(server + "/beam?beam_max_new=3&k=2&stochastic=true")
+    wait_idle(page)
+    page.get_by_role("button", name="Run to end").click()
+    wait_idle(page)
+    page.get_by_text("sampled without replacement").wait_for()
+    page.get_by_role("button", name="Measure the thresholds").click()
+    wait_idle(page, timeout=600_000)
+    page.get_by_text("Pruning: what it saves").first.wait_for()
+    no_exception(page)
+    screenshot(page, "beam-stochastic-and-sweep")

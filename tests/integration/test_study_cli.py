@@ -47,3 +47,17 @@ def test_sampling_cost_study_prints_rows_and_exactness(capsys):
     assert {e["method"] for e in out["exactness"]} == {"linear-scan", "binary-search", "alias", "multinomial",
                                                        "gumbel-max", "exp-race"}
     assert all(e["p_value"] > 1e-4 for e in out["exactness"])  # every method exact (fixed seed)
+
+
+def test_pruning_sweep_study_from_a_prompts_file(capsys, tmp_path):
+    path = tmp_path / "prompts.json"
+    path.write_text(json.dumps(["Name a fruit.", "Say hello."]))
+    out = study(capsys, "pruning-sweep", "--prompts", str(path), "--num-beams", "2", "--max-new-tokens", "3")
+    assert len(out["rows"]) == 18 and out["prompts"] == 2
+    row = out["rows"][0]
+    assert set(row["settings"]) == {"rp", "ap", "rpl", "mc"} and 0 <= row["best_unchanged"] <= 1
+    rec = out["recommendation"]
+    assert rec is None or (rec["best_unchanged"] >= 0.9 and set(rec["settings"]) == {"rp", "ap", "rpl", "mc"})
+    path.write_text("not json")
+    assert main(["study", "pruning-sweep", "--prompts", str(path)]) == 2
+    assert "JSON list" in capsys.readouterr().err

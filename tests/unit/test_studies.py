@@ -118,3 +118,24 @@ def test_speculative_studies(target, loaders):
     tv = drift.tv
     assert tv["rejection sampling"] < 0.08 < tv["top-10 (notes)"]  # lossless vs drifting towards the draft
     json.dumps(as_json(drift))
+
+
+def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(target):
+    from decoding_core.studies.pruning import PAPER, pruning_sweep
+
+    prompts = [[1, 5, 9], [1, 7, 3], [1, 2, 8]]
+    grid = [{"rp": 0.9}, {"rp": 0.3}, {"ap": 1.0}, {"mc": 1}, PAPER]
+    sweep = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid)
+    assert [r.label for r in sweep.rows] == ["rp 0.9", "rp 0.3", "ap 1", "mc 1", "rp 0.6, ap 2.5, rpl 0.02, mc 3"]
+    assert [r.paper for r in sweep.rows] == [False] * 4 + [True]
+    assert all(0 <= r.best_unchanged <= 1 and r.expansions_saved <= 1 and r.score_lost >= 0 for r in sweep.rows)
+    ok = [r for r in sweep.rows if r.best_unchanged >= 0.9]
+    if ok:
+        best = max(ok, key=lambda r: r.expansions_saved)
+        assert sweep.recommendation["settings"] == best.settings
+        assert sweep.recommendation["best_unchanged"] >= 0.9
+    else:
+        assert sweep.recommendation is None
+    strict = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid, fidelity=1.01)
+    assert strict.recommendation is None  # nothing can keep more than every prompt
+    json.dumps(as_json(sweep))

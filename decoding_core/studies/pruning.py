@@ -1,0 +1,96 @@
+"""Tuning Freitag & Al-Onaizan's pruning thresholds: saving against fidelity over a set of prompts."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from ..models import LoadedModel
+from ..settings import Beam, BeamSettings, RunSettings
+from ..strategies import build_decoder
+from . import Progress, StopCheck, never, no_progress
+
+PAPER = {"rp": 0.6, "ap": 2.5, "rpl": 0.02, "mc": 3}   # Freitag & Al-Onaizan 2017's settings
+GRID = ([{"rp": v} for v in (0.9, 0.6, 0.3, 0.1, 0.03)] + [{"ap": v} for v in (1.0, 2.5, 5.0, 10.0)]
+        + [{"rpl": v} for v in (0.3, 0.1, 0.02, 0.005)] + [{"mc": v} for v in (1, 2, 3)]
+        + [PAPER, {"rp": 0.1, "ap": 5.0, "rpl": 0.005, "mc": 3}])
+FIDELITY = 0.9   # the share of prompts whose best hypothesis must stay unchanged
+
+
+@dataclass(frozen=True)
+class PruningRow:
+    settings: dict             # {"rp", "ap", "rpl", "mc"}: the thresholds used (unused rules None)
+    label: str
+    expansions_saved: float    # 1 - hypotheses fed with pruning / without, summed over the prompts
+    time_saved: float          # 1 - decoding time with pruning / without
+    best_unchanged: float      # share of prompts whose best hypothesis is the same as without pruning
+    score_lost: float          # mean (best score without pruning - best score with), log-prob (>= 0)
+    paper: bool                # the paper's own settings
+
+
+@dataclass(frozen=True)
+class PruningSweep:
+    rows: tuple[PruningRow, ...]
+    recommendation: dict | None   # {"settings", "expansions_saved", "best_unchanged"}, or None: none reaches it
+    prompts: int
+    wall_s: float
+    stopped: bool = False
+
+
+def label(setting: dict) -> str:
+    return ", ".join(f"{k} {v:g}" for k, v in setting.items())
+
+
+def _run(lm, strategy, run, ids):
+    dec = build_decoder(lm, strategy, run).start(ids)
+    dec.run()
+    hyps = dec.hypotheses()
+    m = dec.metrics()
+    return m["hypotheses_expanded"], m["wall_s"], (hyps[0].tokens, hyps[0].score) if hyps else ((), float("-inf"))
+
+
+def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run: RunSettings, grid=GRID,
+                  fidelity: float = FIDELITY, progress: Progress = no_progress,
+                  should_stop: StopCheck = never) -> PruningSweep:
+    """Every setting in ``grid`` on every prompt against the same search without pruning; the
+    recommendation is the setting with the largest expansion saving that keeps the best hypothesis on at
+    least ``fidelity`` of the prompts (None when no setting does)."""
+    if not prompts:
+        raise ValueError("the pruning sweep needs at least one prompt")
+    t0 = time.perf_counter()
+    base = replace(strategy, beam=replace(strategy.beam.without_pruning(), literal_rp=False))
+    total = len(prompts) * (1 + len(grid))
+    plain, done, stopped = [], 0, False
+    for ids in prompts:
+        plain.append(_run(lm, base, run, ids))
+        done += 1
+        progress(done / total, "pruning off")
+    rows = []
+    for setting in grid:
+        fed = secs = unchanged = lost = 0.0
+        for ids, (p_fed, p_secs, (p_best, p_score)) in zip(prompts, plain):
+            if should_stop():
+                stopped = True
+                break
+            pruned = replace(base, beam=replace(base.beam, **setting))
+            f, s, (best, score) = _run(lm, pruned, run, ids)
+            fed, secs = fed + f, secs + s
+            unchanged += best == p_best
+            lost += max(0.0, p_score - score) if score > float("-inf") else 0.0
+            done += 1
+            progress(done / total, label(setting))
+        if stopped:
+            break
+        n = len(prompts)
+        rows.append(PruningRow({k: setting.get(k) for k in ("rp", "ap", "rpl", "mc")}, label(setting),
+                               1 - fed / max(1, sum(p[0] for p in plain)), 1 - secs / max(1e-9, sum(p[1] for p in plain)),
+                               unchanged / n, lost / n, setting == PAPER))
+    ok = [r for r in rows if r.best_unchanged >= fidelity]
+    best = max(ok, key=lambda r: (r.expansions_saved, -r.score_lost), default=None)
+    rec = None if best is None else {"settings": best.settings, "expansions_saved": best.expansions_saved,
+                                     "best_unchanged": best.best_unchanged}
+    return PruningSweep(tuple(rows), rec, len(prompts), time.perf_counter() - t0, stopped)
+
+
+def as_beam(settings: dict, beam: BeamSettings) -> BeamSettings:
+    """The beam settings with a sweep row's thresholds (the other fields unchanged)."""
+    return replace(beam, **settings)
