@@ -203,9 +203,44 @@ def convert_embedded(progress: Progress | None = None) -> Path:
     return target
 
 
+HUB_HOST, HUB_TIMEOUT_S = "huggingface.co", 3.0
+
+
+def hub_reachable(timeout: float = HUB_TIMEOUT_S) -> bool:
+    """Whether the Hugging Face hub answers a TCP connect within ``timeout`` seconds (offline: no)."""
+    import socket
+
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    try:
+        with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _hub_access(source: str) -> dict:
+    """For a hub id: {} when the hub answers; else load from the local cache only, and fail within seconds
+    (instead of transformers retrying for the better part of a minute) when it is not cached there."""
+    if hub_reachable():
+        return {}
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = isinstance(try_to_load_from_cache(source, "config.json"), str)
+    except Exception:  # noqa: BLE001 - a malformed id: not cached
+        cached = False
+    if not cached:
+        raise ModelLoadError(f"{source!r} is not a local folder, the Hugging Face hub cannot be reached from here "
+                             "and the model is not in the local cache.")
+    return {"local_files_only": True}
+
+
 def _from_pretrained(source: str, torch_dtype: torch.dtype):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if any(len(part) > 255 for part in source.split("/")):  # Path.exists() would raise "File name too long"
+        raise ModelLoadError(f"{source[:60]!r}… is not a model id or folder: a name in it is over 255 characters.")
     local = Path(source).expanduser()
     if local.exists():
         if not local.is_dir():
@@ -215,9 +250,12 @@ def _from_pretrained(source: str, torch_dtype: torch.dtype):
         if not any(local.glob("*.safetensors")) and not any(local.glob("*.bin")):
             raise ModelLoadError(f"{source} has no weights (*.safetensors or *.bin).")
         source = str(local)
+        offline = {}
+    else:
+        offline = _hub_access(source)  # {} or local_files_only when the hub cannot be reached
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype)
+        tokenizer = AutoTokenizer.from_pretrained(source, **offline)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch_dtype, **offline)
     except ModelLoadError:
         raise
     except OSError as exc:

@@ -97,14 +97,16 @@ def verify_sample(draft: list[int], p: torch.Tensor, q: torch.Tensor | None, uni
     return _finish(draft, p, q_draft, accept, len(draft), nxt, "bonus", uniforms[: len(draft)].tolist())
 
 
-def prompt_lookup(context: list[int], n: int, max_ngram: int = 3) -> list[int]:
+def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozenset[int] = frozenset()) -> list[int]:
     """Draft by copying: find the most recent earlier occurrence of the context's last n-gram
-    (longest first, up to max_ngram) and propose the n tokens that followed it."""
+    (longest first, up to max_ngram) and propose the n tokens that followed it, cut before the first
+    token in ``never`` (special tokens such as chat markers: copying them from the template is no guess)."""
     for size in range(min(max_ngram, len(context) - 1), 0, -1):
         tail = context[-size:]
         for start in range(len(context) - size - 1, -1, -1):
             if context[start : start + size] == tail:
                 follow = context[start + size : start + size + n]
+                follow = follow[: next((i for i, t in enumerate(follow) if t in never), len(follow))]
                 if follow:
                     return follow
     return []
@@ -142,7 +144,7 @@ class SpecStep:
     n_accepted: int
     next_token: int
     next_text: str
-    next_source: str                      # correction | bonus
+    next_source: str                      # correction | bonus (all drafts accepted) | own (nothing drafted)
     emitted: tuple[int, ...]              # tokens this step added (accepted drafts + next)
     residual_top: tuple | None            # (ids, texts, p, q, residual) at the rejection, top slice
     draft_s: float
@@ -181,6 +183,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
+        self.special_ids = frozenset(getattr(target.tokenizer, "all_special_ids", ()) or ())
 
     def metrics(self) -> dict:
         return {**super().metrics(), "sizes": {"n_draft": self.n_draft, "chosen_by": self.chosen_by}}
@@ -207,7 +210,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         if n == 0:
             return [], None
         if self.draft is None:
-            return prompt_lookup(self.context, n), None
+            return prompt_lookup(self.context, n, never=self.special_ids), None
         ys, qs = [], []
         ctx = self.context
         feed = ctx[self.d_len:]
@@ -266,8 +269,9 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             ids = torch.topk(p[i] + qi + res, min(TOP_N, p.shape[-1])).indices.tolist()
             residual_top = (tuple(ids), tuple(self.lm.token_text(t) for t in ids), tuple(p[i, ids].tolist()),
                             tuple(qi[ids].tolist()), tuple(res[ids].tolist()))
+        source = v.next_source if ys else "own"  # nothing drafted: the target's own token, not a "bonus"
         return SpecStep(len(self.history), tuple(drafts), v.n_accepted, v.next_token, self.lm.token_text(v.next_token),
-                        v.next_source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
+                        source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
 
 
 def expected_tokens_per_step(alpha: float, n: int) -> float:

@@ -171,7 +171,7 @@ def search(lab, strategy, run, prompt_ids):
                 "**Run to end**.")
         return
     step = shown[-1]
-    st.subheader(f"Step {step.index}" + (" · sampled prefix token" if step.kind == "sample" else ""))
+    st.subheader(f"Step {step.index + 1}" + (" · sampled prefix token" if step.kind == "sample" else ""))
     g1, g2 = st.columns([3, 2])
     with g1:
         show_off = P.show("beam_show_off", st)

@@ -133,10 +133,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     st.markdown(f"**Text so far:** {''.join(lm.decode(s.emitted) for s in shown)}")
     step = shown[-1]
     if step.kind == "prefill":
-        st.markdown(f"**Step 0**: the target read the {len(prompt_ids)}-token prompt and produced "
+        st.markdown(f"**Step 1**: the target read the {len(prompt_ids)}-token prompt and produced "
                     f"**`{step.next_text}`**. It is the root of the first tree.")
         return
-    st.markdown(f"**Step {step.index}**: a tree of {step.n_drafted} drafted tokens, verified in one target forward; "
+    st.markdown(f"**Step {step.index + 1}**: a tree of {step.n_drafted} drafted tokens, verified in one target forward; "
                 f"**{step.n_accepted} accepted** along the green path, then the target's own **`{step.next_text}`** "
                 f"→ {len(step.emitted)} tokens (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} "
                 "ms).")

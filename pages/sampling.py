@@ -97,11 +97,11 @@ def step_through(lab, strategy, run, prompt_ids):
                 if hist else "_No tokens yet: press **Step**._", unsafe_allow_html=True)
     if hist:
         rec = hist[-1]
-        st.markdown(f"**Step {rec.index}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "
+        st.markdown(f"**Step {rec.index + 1}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "
                     f"(raw {rec.raw_prob:.3f}); {rec.kept:,} tokens were left after the processors, entropy "
                     f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
         st.plotly_chart(distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
-                                            title=f"Distribution at step {rec.index}"), width="stretch")
+                                            title=f"Distribution at step {rec.index + 1}"), width="stretch")
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
                    f"({dec.target.active} target forward).")
 

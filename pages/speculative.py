@@ -12,7 +12,7 @@ from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
-from viz.speculative import draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
+from viz.speculative import SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
 from viz.tables import drift_rows, sweep_rows
 
 P = Controls([
@@ -171,11 +171,11 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
     step = dec.history[cursor]
     left, right = st.columns([3, 2])
     with left:
-        st.markdown(f"**Step {step.index}**: {len(step.drafts)} drafted, **{step.n_accepted} accepted**, then the "
-                    f"target's **{step.next_source}** `{step.next_text}` → {len(step.emitted)} tokens from one target "
-                    f"forward (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
+        st.markdown(f"**Step {step.index + 1}**: {len(step.drafts)} drafted, **{step.n_accepted} accepted**, then the "
+                    f"target's **{SOURCE[step.next_source]}** `{step.next_text}` → {len(step.emitted)} tokens from one "
+                    f"target forward (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
         if step.drafts:
-            st.dataframe(draft_rows(step), hide_index=True, width="stretch")
+            st.dataframe(draft_rows(step, strategy.rule, not lookup), hide_index=True, width="stretch")
         else:
             st.caption("No draft this step (prompt lookup found no earlier match, or one token of budget was left): "
                        "the target decoded one token on its own.")

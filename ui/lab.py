@@ -103,6 +103,11 @@ SIDEBAR = Controls([
 def lab() -> Lab:
     """Render the shared sidebar and return what the pages need."""
     SIDEBAR.seed()
+    ss = st.session_state
+    failed = ss.pop("_model_failed", None)  # set on the run that fell back: the bad id is gone from here on
+    if failed:
+        ss["model"] = EMBEDDED
+        st.query_params["model"] = EMBEDDED
     sb = st.sidebar
     sb.markdown("### Model and prompt")
     SIDEBAR.show("model", sb)
@@ -119,14 +124,14 @@ def lab() -> Lab:
     try:
         lm = get_model(model, device, dtype)
     except ModelLoadError as exc:
-        msg = f"**{model}** could not be loaded: {exc}\n\nUsing the embedded model instead."
-        sb.error(msg)
-        params.warn(msg)
-        try:
-            lm = get_model(EMBEDDED, "auto" if device != "cpu" else "cpu", "float32")
-        except ModelLoadError as exc2:  # the default itself is missing: nothing to show
-            st.error(f"The embedded model could not be loaded: {exc2}")
+        if model == EMBEDDED:  # the default itself is missing: nothing to show
+            st.error(f"The embedded model could not be loaded: {exc}")
             st.stop()
+        ss["_model_failed"] = f"**{model}** could not be loaded: {exc}\n\nUsing the embedded model instead."
+        st.rerun()  # once: the next run resets the box to the embedded model and says why, one time
+    if failed:
+        sb.error(failed)
+        params.warn(failed)
     sb.caption(f"**{lm.name}** · {lm.device.type} · {str(lm.dtype).replace('torch.', '')} · "
                f"vocab {lm.vocab_size:,} · loaded in {lm.load_s:.1f} s")
     backend = compile_once(lm) if st.session_state.backend == "compiled" else st.session_state.backend
@@ -134,6 +139,9 @@ def lab() -> Lab:
     ids, err = None, None
     try:
         ids = lm.encode(prompt, chat=chat)
+        context = getattr(lm.model.config, "max_position_embeddings", None)
+        sb.caption(f"Prompt: **{len(ids):,} tokens**" + (f", {len(ids) / context:.1%} of the model's {context:,}-token "
+                                                        "context" if context else ""))
     except ValueError as exc:
         err = str(exc)
         sb.warning(err)

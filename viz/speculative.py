@@ -12,7 +12,9 @@ ORIGIN = {  # background, text decoration, legend text
     "rejected": ("#ffe3e3", "line-through", "rejected draft token (struck, where it was proposed)"),
     "correction": ("#ffe8cc", "none", "target's correction"),
     "bonus": ("#d0ebff", "none", "bonus token (all drafts accepted)"),
+    "own": ("#e9ecef", "none", "target's own token (nothing drafted)"),
 }
+SOURCE = {"correction": "correction", "bonus": "bonus token", "own": "own token (nothing was drafted)"}
 
 
 def _span(text: str, origin: str, title: str) -> str:
@@ -28,10 +30,11 @@ def origin_html(steps, upto: int | None = None) -> str:
     for step in steps[: None if upto is None else upto + 1]:
         for d in step.drafts:
             if d.status == "accepted":
-                parts.append(_span(d.text, "accepted", f"step {step.index}: draft accepted, p={d.p:.3f} q={d.q:.3f}"))
+                parts.append(_span(d.text, "accepted", f"step {step.index + 1}: draft accepted, p={sig(d.p)} q={sig(d.q)}"))
             elif d.status == "rejected":
-                parts.append(_span(d.text, "rejected", f"step {step.index}: draft rejected, p={d.p:.3f} q={d.q:.3f}"))
-        parts.append(_span(step.next_text, step.next_source, f"step {step.index}: {step.next_source} from the target"))
+                parts.append(_span(d.text, "rejected", f"step {step.index + 1}: draft rejected, p={sig(d.p)} q={sig(d.q)}"))
+        parts.append(_span(step.next_text, step.next_source,
+                           f"step {step.index + 1}: {SOURCE[step.next_source]} from the target"))
         parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
     legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px">{html.escape(t)}</span>'
                       for bg, deco, t in ORIGIN.values())
@@ -39,10 +42,30 @@ def origin_html(steps, upto: int | None = None) -> str:
             f'<div style="font-size:0.8em;color:#555">{legend} · grey bars separate verification steps</div>')
 
 
-def draft_rows(step) -> list[dict]:
-    return [{"i": i + 1, "draft token": d.text, "q(y) draft": round(d.q, 4), "p(y) target": round(d.p, 4),
-             "min(1, p/q)": round(d.accept_prob, 4), "u": None if d.uniform is None else round(d.uniform, 4),
-             "result": d.status} for i, d in enumerate(step.drafts)]
+def sig(x: float | None, digits: int = 3) -> str:
+    """A probability with ``digits`` significant digits (never rounded to a misleading 0): 0.0677, 3.2e-06."""
+    if x is None:
+        return "–"
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}g}" if abs(x) >= 1e-3 else f"{x:.{digits - 1}e}"
+
+
+def draft_rows(step, rule: str = "sample", has_q: bool = True) -> list[dict]:
+    """The drafts of one step. Columns that mean nothing for the rule are left out: greedy match and top-K
+    compare tokens, not probabilities (no min(1, p/q), no u); prompt lookup has no q."""
+    rows = []
+    for i, d in enumerate(step.drafts):
+        row = {"i": i + 1, "draft token": d.text}
+        if has_q:
+            row["q(y) draft"] = sig(d.q)
+        row["p(y) target"] = sig(d.p)
+        if rule == "sample":
+            row["min(1, p/q)"] = sig(d.accept_prob)
+            row["u"] = sig(d.uniform)
+        row["result"] = d.status
+        rows.append(row)
+    return rows
 
 
 def residual_figure(residual_top, title="At the rejection: p, q and the residual norm(max(0, p − q))") -> go.Figure:

@@ -11,7 +11,7 @@ def run_to_end(at):
     at.button(key="sampling_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     caption = next(c.value for c in at.caption if "tokens decoded in" in c.value)
-    text = next(m.value for m in at.markdown if "**Step 4** drew" in m.value)
+    text = next(m.value for m in at.markdown if "**Step 5** drew" in m.value)
     return caption, text
 
 

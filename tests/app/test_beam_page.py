@@ -12,7 +12,7 @@ def test_step_and_run_with_pruning_reports_savings():
     at = open_app(PAGE)
     at.slider(key="beam_max_new").set_value(8).run()
     at.button(key="beam_step").click().run()
-    assert [s.value for s in at.subheader] == ["Step 0"]
+    assert [s.value for s in at.subheader] == ["Step 1"]
     assert len(at.get("graphviz_chart")) == 1
     assert metric(at, "Candidates") == "8"  # 2k candidates (finished-set policy)
     at.toggle(key="use_ap").set_value(True).run()
@@ -44,9 +44,9 @@ def test_in_beam_policy_and_back():
     at.selectbox(key="eos_policy").set_value("in-beam").run()
     at.button(key="beam_step").click().run()
     at.button(key="beam_step").click().run()
-    assert [s.value for s in at.subheader] == ["Step 1"]
+    assert [s.value for s in at.subheader] == ["Step 2"]
     at.button(key="beam_back").click().run()
-    assert [s.value for s in at.subheader] == ["Step 0"]
+    assert [s.value for s in at.subheader] == ["Step 1"]
     assert metric(at, "Candidates") == "4"  # in-beam: the root proposes its top-k
 
 

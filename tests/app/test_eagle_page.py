@@ -7,7 +7,7 @@ PAGE = "pages/eagle.py"
 def test_steps_show_tree_and_mask():
     at = open_app(PAGE)
     at.button(key="eagle_step").click().run()
-    assert any("Step 0" in m.value for m in at.markdown)
+    assert any("Step 1" in m.value for m in at.markdown)
     at.button(key="eagle_step").click().run()
     assert len(at.get("graphviz_chart")) == 1
     assert len(at.get("plotly_chart")) >= 1

@@ -50,13 +50,13 @@ def test_step_back_and_run_to_end():
     at = open_app(PAGE)
     at.slider(key="max_new").set_value(6).run()
     at.button(key="sampling_step").click().run()
-    assert any("**Step 0** drew" in m.value for m in at.markdown)
+    assert any("**Step 1** drew" in m.value for m in at.markdown)  # steps are numbered from 1
     at.button(key="sampling_step").click().run()
-    assert any("**Step 1** drew" in m.value for m in at.markdown)
+    assert any("**Step 2** drew" in m.value for m in at.markdown)
     at.button(key="sampling_back").click().run()
-    assert any("**Step 0** drew" in m.value for m in at.markdown)
+    assert any("**Step 1** drew" in m.value for m in at.markdown)
     at.button(key="sampling_run").click().run()
-    assert any("**Step 5** drew" in m.value for m in at.markdown)
+    assert any("**Step 6** drew" in m.value for m in at.markdown)
     assert at.button(key="sampling_step").disabled
     assert not at.exception
 
@@ -80,8 +80,10 @@ def test_unloadable_model_falls_back_to_embedded():
     at.sidebar.text_input(key="model").set_value("/no/such/model").run()
     assert any("could not be loaded" in e.value for e in at.sidebar.error)
     assert any("could not be loaded" in w.value for w in at.warning)
+    assert at.sidebar.text_input(key="model").value == "embedded"  # the bad id does not stay in the box
     at.switch_page(page_path(PAGE))
     at.run()
-    assert any("could not be loaded" in w.value for w in at.warning)
+    assert not any("could not be loaded" in w.value for w in at.warning)  # said once, not on every rerun
     assert metric(at, "Tokens left")  # the page still works on the embedded model
+    assert any("Prompt: **" in c.value and "context" in c.value for c in at.sidebar.caption)
     assert not at.exception

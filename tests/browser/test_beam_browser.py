@@ -11,7 +11,7 @@ def test_beam_page_steps_and_draws_the_tree(server, page):
     wait_idle(page)
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
-    page.get_by_text("Step 0", exact=True).wait_for()
+    page.get_by_text("Step 1", exact=True).wait_for()
     page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
     assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() > 3
     page.get_by_role("button", name="Run to end").click()

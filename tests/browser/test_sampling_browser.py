@@ -26,7 +26,7 @@ def test_sampling_page_draw_and_step(server, page):
     table.wait_for()
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
-    page.get_by_text("Step 0", exact=False).first.wait_for()
+    page.get_by_text("Step 1", exact=False).first.wait_for()
     assert page.locator("[data-testid='token-strip'] span").count() == 1
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)

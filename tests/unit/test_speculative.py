@@ -221,3 +221,24 @@ def test_reduced_vocabulary_draft(pair):
     exp = torch.cat([p0[keep], p0[~keep].sum(0, keepdim=True)])
     _, _, pval = chi_square(obs.numpy(), exp.numpy())
     assert pval > 0.001
+
+
+def test_prompt_lookup_never_drafts_special_tokens():
+    ctx = [7, 1, 5, 6, 2, 9, 5, 6]  # "5 6" was followed by 2 (a chat marker, say) then 9
+    assert prompt_lookup(ctx, 3) == [2, 9, 5]
+    assert prompt_lookup(ctx, 3, never=frozenset({2})) == []  # every match runs into the marker: no draft
+    assert prompt_lookup([4, 5, 6, 9, 2, 4, 5], 3, never=frozenset({2})) == [6, 9]  # cut before the marker
+
+
+def test_labels_name_what_happened():
+    from viz.speculative import draft_rows, sig
+
+    lm = make_tiny_lm()
+    dec = SpeculativeDecoder(lm, None, 3, "greedy", max_new_tokens=6, stop_at_eos=False).start([1, 5, 9])
+    first = dec.step()  # prompt lookup finds no earlier match in [1, 5, 9]: nothing drafted
+    assert not first.drafts and first.next_source == "own"
+    assert sig(0.0677) == "0.0677" and sig(3.2e-6) == "3.20e-06" and sig(0.0) == "0" and sig(None) == "–"
+    draft = make_tiny_lm(seed=1)
+    step = SpeculativeDecoder(lm, draft, 3, "greedy", max_new_tokens=8).start([1, 5, 9]).step()
+    assert set(draft_rows(step, "greedy")[0]) == {"i", "draft token", "q(y) draft", "p(y) target", "result"}
+    assert "u" in draft_rows(step, "sample")[0] and "q(y) draft" not in draft_rows(step, "greedy", has_q=False)[0]
