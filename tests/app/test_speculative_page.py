@@ -42,6 +42,8 @@ def test_sweep_and_drift():
     at.slider(key="sweep_tokens").set_value(8).run()
     next(b for b in at.button if b.label == "Run the sweep").click().run()
     assert any(m.value.startswith("Measured α") for m in at.markdown)
+    assert any(s.value == "The price of a long draft" for s in at.subheader)  # the notes' N table as figures
+    assert len(at.get("plotly_chart")) >= 3
     at.number_input(key="drift_trials").set_value(400).run()
     next(b for b in at.button if b.label == "Measure the drift").click().run()
     tv = at.dataframe[-1].value.set_index("rule")["TV distance to the target's p"]

@@ -20,6 +20,17 @@ def test_speculative_page_shows_accepted_and_rejected(server, page):
     screenshot(page, "speculative")
 
 
+def test_speculative_sweep_shows_the_price_of_a_long_draft(server, page):
+    page.goto(server + "/speculative?sweep_max_n=3&sweep_tokens=8")
+    wait_idle(page)
+    page.get_by_role("button", name="Run the sweep").click()
+    wait_idle(page, timeout=300_000)
+    page.get_by_text("The price of a long draft").wait_for()
+    page.get_by_text("What a user waits per step").first.wait_for()
+    no_exception(page)
+    screenshot(page, "speculative-sweep")
+
+
 def test_eagle_page_shows_tree_and_mask(server, page):
     page.goto(server + "/eagle?eagle_max_new=24")
     wait_idle(page)
