@@ -46,7 +46,7 @@ class Candidate:
     token_logp: float
     score: float              # cumulative log-prob of the hypothesis
     rank: int                 # by score among this step's candidates, 0 = best
-    status: str               # kept | pruned | off-top-k | finished | carried (in-beam EOS kept as is)
+    status: str               # kept | pruned | off-top-k | finished (EOS) | length-limit | carried (in-beam EOS)
     rules: tuple[str, ...] = ()
     key: float | None = None  # stochastic beam search: the perturbed, truncated Gumbel key it was ranked by
 
@@ -300,7 +300,7 @@ class BeamSearchDecoder(Decoder):
                 parent = self.running[parents[i]]
                 toks = parent.tokens + (tokens[i],)
                 if hits[i]:
-                    status[i] = "finished"
+                    status[i] = "finished" if ends[i] else "length-limit"  # stopped by max new tokens, no EOS
                     if may_add:
                         norm = float(top_scores[i] / lp_div)
                         new_finished.append(Hypothesis(nodes[i], toks, norm, True))

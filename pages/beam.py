@@ -208,7 +208,7 @@ def step_tables(step, lm) -> None:
         st.dataframe(candidate_rows(step), hide_index=True, width="stretch")
     if step.finished:
         st.markdown("**Finished set** (score = log p / length^lp)")
-        st.dataframe(nbest_rows(step.finished, lm.decode, True), hide_index=True, width="stretch")
+        st.dataframe(nbest_rows(step.finished, lm.decode, True, lm.eos_ids), hide_index=True, width="stretch")
 
 
 def finish(lab, strategy, run, state, prompt_ids) -> None:
@@ -221,10 +221,10 @@ def finish(lab, strategy, run, state, prompt_ids) -> None:
     if isinstance(strategy, StochasticBeam):
         st.markdown(f"**{len(hyps)} sequences sampled without replacement**, in the order of their Gumbel keys "
                     "(the first is a sample from the model's sequence distribution; score = log-probability)")
-        st.dataframe(nbest_rows(hyps, lab.lm.decode, False), hide_index=True, width="stretch")
+        st.dataframe(nbest_rows(hyps, lab.lm.decode, False, lab.lm.eos_ids), hide_index=True, width="stretch")
         return
     st.markdown("**n-best list**")
-    st.dataframe(nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set"), hide_index=True,
+    st.dataframe(nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set", lab.lm.eos_ids), hide_index=True,
                  width="stretch")
     if strategy.beam.pruning:
         if state.get("savings") is None:

@@ -12,7 +12,8 @@ picture is what the model actually did.
 | Page | What it teaches |
 |---|---|
 | **Sampling** | temperature, top-k, top-p and min-p reshape the next-token distribution; the Gumbel-max trick draws from it without a softmax, and reusing its noise is a bug you can watch collapse. |
-| **Beam search** | keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, absolute, local, per-node) and what they save; sampling a prefix before beam search. |
+| **Cost of sampling** | what drawing one token costs: the notes' table (linear scan, binary search, alias table, Gumbel-max) measured in both regimes, many draws from one distribution and one draw per new distribution. |
+| **Beam search** | keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, absolute, local, per-node) and what they save; sampling a prefix before beam search; stochastic beams (k samples without replacement); tuning the thresholds. |
 | **Speculative decoding** | a small draft guesses N tokens, the big model checks them in one pass; top-K, greedy and lossless rejection-sampling verification. |
 | **EAGLE** | a draft head that predicts the target's *features*, token trees, and the tree attention mask that verifies a whole tree in one pass. |
 | **Compare** | strategies side by side on one prompt and seed, with honest metrics. |
@@ -52,7 +53,7 @@ share a run.""",
         ' Pruned candidates are not replaced: the beam shrinks, and fewer hypotheses are fed to the'
         ' model.'),
     'beam.graph': (
-        'Bold blue = the current frontier (running beams); green double border = finished (ends in EOS);'
+        'Bold blue = the current frontier (running beams); green double border = finished (ends in EOS); amber dashed = stopped by the length limit;'
         ' grey dashed = pruned (✂ with the rule); dotted = fell off the top-k. Each node shows its token'
         ' and cumulative score (log-probability); hover for details.'),
     'beam.empty': (

@@ -10,6 +10,8 @@ STYLE = {
     "kept": dict(color="#1c2233", fontcolor="#1c2233", penwidth="2.2", style="rounded,bold,filled", fillcolor="#e7ecff"),
     "finished": dict(color="#2b8a3e", fontcolor="#1c2233", penwidth="2.2", style="rounded,filled", fillcolor="#d3f9d8",
                      peripheries="2"),
+    "length-limit": dict(color="#e67700", fontcolor="#1c2233", penwidth="2.2", style="rounded,dashed,filled",
+                         fillcolor="#fff3bf"),
     "pruned": dict(color="#adb5bd", fontcolor="#868e96", penwidth="1", style="rounded,dashed"),
     "off-top-k": dict(color="#dee2e6", fontcolor="#adb5bd", penwidth="1", style="rounded,dotted"),
     "frontier": dict(color="#3b5bdb", fontcolor="#1c2233", penwidth="3", style="rounded,bold,filled", fillcolor="#c5d0ff"),
@@ -62,7 +64,7 @@ def to_dot(g: nx.DiGraph, rankdir: str = "LR") -> str:
                      f"tooltip={_q(d['tooltip'])}, {attrs}];")
     for a, b in g.edges():
         status = g.nodes[b]["status"]
-        color = "#1c2233" if status in ("kept", "frontier", "finished") else "#dee2e6"
+        color = "#1c2233" if status in ("kept", "frontier", "finished", "length-limit") else "#dee2e6"
         lines.append(f'  n{a} -> n{b} [color="{color}"];')
     lines.append("}")
     return "\n".join(lines)
@@ -83,10 +85,12 @@ def candidate_rows(step) -> list[dict]:
             if c.status != "carried"]
 
 
-def nbest_rows(hyps, lm_decode, normalised: bool) -> list[dict]:
+def nbest_rows(hyps, lm_decode, normalised: bool, eos_ids=()) -> list[dict]:
+    """The n-best list; "ends" says how each hypothesis stopped: by EOS, or cut by the length limit."""
     key = "score / len^lp" if normalised else "score (log p)"
     return [{"rank": i + 1, "text": lm_decode(h.tokens), key: round(h.score, 4), "tokens": len(h.tokens),
-             "finished": h.finished} for i, h in enumerate(hyps)]
+             "ends": "EOS" if h.tokens and h.tokens[-1] in eos_ids else "length limit" if h.finished else "running"}
+            for i, h in enumerate(hyps)]
 
 
 def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):

@@ -57,25 +57,29 @@ def histogram_figure(texts, exact, empirical_by_name: dict, title="Samples again
 
 
 def token_color(p: float) -> str:
-    """Background for a token drawn with probability p: pale for unlikely, saturated for likely."""
+    """Background for a token drawn with probability p: one hue, lightness falling with p (readable for every
+    kind of colour vision, and in greyscale): near-white for unlikely, deep blue for likely."""
     p = max(0.0, min(1.0, p))
-    # interpolate from warm (unlikely) to cool (likely) in HSL
-    hue = 10 + 200 * p
-    return f"hsl({hue:.0f}, 70%, {88 - 18 * p:.0f}%)"
+    return f"hsl(212, 80%, {95 - 50 * p:.0f}%)"
+
+
+def text_color(p: float) -> str:
+    return "#ffffff" if p > 0.6 else "#1c2233"
 
 
 def tokens_html(texts, probs, current: int | None = None) -> str:
     """The text so far, each token a span coloured by the probability it was drawn with."""
     spans = []
     for i, (t, p) in enumerate(zip(texts, probs)):
-        border = "2px solid #1c2233" if i == current else "1px solid transparent"
+        border = "2px solid #e8590c" if i == current else "1px solid transparent"  # orange: visible on any blue
         spans.append(
-            f'<span title="step {i}: p = {p:.3f}" style="background:{token_color(p)};border:{border};'
+            f'<span title="step {i + 1}: p = {p:.3f}" style="background:{token_color(p)};color:{text_color(p)};'
+            f'border:{border};'
             f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
             f"{html.escape(t)}</span>"
         )
-    legend = ('<div style="font-size:0.8em;color:#555;margin-top:4px">colour = probability the token was drawn '
-              f'with: <span style="background:{token_color(0.05)}">&nbsp;low&nbsp;</span> '
-              f'<span style="background:{token_color(0.5)}">&nbsp;medium&nbsp;</span> '
-              f'<span style="background:{token_color(0.95)}">&nbsp;high&nbsp;</span></div>')
+    swatches = " ".join(f'<span style="background:{token_color(v)};color:{text_color(v)};padding:0 6px">{v:g}</span>'
+                        for v in (0.0, 0.25, 0.5, 0.75, 1.0))
+    legend = ('<div style="font-size:0.85em;color:#555;margin-top:4px">colour = probability the token was drawn '
+              f'with: {swatches}</div>')
     return f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>{legend}'

@@ -173,3 +173,16 @@ def test_beam_wider_than_vocab_or_memory(tiny_lm):
             BeamSearchDecoder(tiny_lm, BeamSettings(num_beams=8), 20).start([1, 2])
     finally:
         beam_mod.memory_budget_bytes = saved
+
+
+def test_length_limited_hypotheses_are_told_apart_from_finished_ones(tiny_lm):
+    from viz.beam import nbest_rows
+
+    dec = BeamSearchDecoder(tiny_lm, BeamSettings(num_beams=2), 3).start([1, 5, 9])
+    dec.run()
+    last = dec.history[-1]
+    stopped = [c for c in last.candidates if c.status in ("finished", "length-limit")]
+    assert stopped and all((c.status == "finished") == (c.token_id in tiny_lm.eos_ids) for c in stopped)
+    rows = nbest_rows(dec.hypotheses(), tiny_lm.decode, True, tiny_lm.eos_ids)
+    assert {r["ends"] for r in rows} <= {"EOS", "length limit"}
+    assert all((r["ends"] == "EOS") == (h.tokens[-1] in tiny_lm.eos_ids) for r, h in zip(rows, dec.hypotheses()))
