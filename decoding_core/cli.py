@@ -141,18 +141,45 @@ STUDIES = {"next-token": "the next-token distribution before and after the proce
            "pruning-sweep": "every pruning threshold over a set of prompts: saving against fidelity"}
 
 
+OPTIONS = {  # settings' field names (in their messages) -> the options that set them
+    "max new tokens": "--max-new-tokens", "seed": "--seed", "temperature": "--temperature", "top-k": "--top-k",
+    "top-p": "--top-p", "min-p": "--min-p", "repetition penalty": "--repetition-penalty", "beam width": "--num-beams",
+    "length penalty": "--length-penalty", "relative threshold rp": "--rp", "absolute threshold ap": "--ap",
+    "relative local threshold rpl": "--rpl", "max candidates per node mc": "--mc", "sample prefix": "--sample-prefix",
+    "draft length N": "--n-draft", "K (top-K verification)": "--verify-k", "tree top-k": "--tree-top-k",
+    "tree depth": "--depth", "total tokens": "--total-tokens", "draft": "--draft",
+}
+
+
+def with_option(exc: ValueError) -> ValueError:
+    """A settings error with the command-line option named first ("--n-draft: draft length N must be ...")."""
+    text = str(exc)
+    field = max((f for f in OPTIONS if text.startswith(f + " ")), key=len, default=None)
+    return ValueError(f"{OPTIONS[field]}: {text}") if field else exc
+
+
 def sampling_settings(args) -> SamplingSettings:
     return SamplingSettings(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
                             min_p=args.min_p, repetition_penalty=args.repetition_penalty)
 
 
 def run_settings(args) -> RunSettings:
-    return RunSettings(args.max_new_tokens, args.seed, args.backend, not args.no_stop_at_eos)
+    try:
+        return RunSettings(args.max_new_tokens, args.seed, args.backend, not args.no_stop_at_eos)
+    except ValueError as exc:
+        raise with_option(exc) from exc
 
 
 def strategy_settings(args, name: str | None = None):
-    """The typed settings of ``--strategy`` (or ``name``) from parsed options (ValueError on bad values)."""
-    name = name or args.strategy
+    """The typed settings of ``--strategy`` (or ``name``) from parsed options (ValueError on bad values, the
+    option named first)."""
+    try:
+        return _strategy_settings(args, name or args.strategy)
+    except ValueError as exc:
+        raise with_option(exc) from exc
+
+
+def _strategy_settings(args, name: str):
     sampling = sampling_settings(args)
     if name == "greedy":
         return Greedy(sampling)

@@ -10,6 +10,7 @@ from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui import results
 from ui.controls import Controls, Param, stepper
 from ui.lab import open_page
+from ui.progress import StudyProgress
 from ui.texts import TEXT
 from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, to_dot)
 from viz.beam import pruning_rows as sweep_rows
@@ -105,10 +106,10 @@ def render() -> None:
     P.sync()
     key = (lab.key, strategy, run, P["div_seeds"], P["div_m"])
     if d3.button("Measure diversity", type="primary", width="stretch"):
-        bar = st.progress(0.0)
+        bar = StudyProgress()
         results.keep("diversity", key, study.diversity(lab.lm, prompt_ids, strategy, run, P["div_seeds"], P["div_m"],
-                                                       progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
-        bar.empty()
+                                                       progress=bar))
+        bar.done()
     div = results.get("diversity", key, "Measure diversity")
     if div:
         st.dataframe(diversity_rows(div), hide_index=True, width="stretch")
@@ -137,10 +138,10 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
     prompts = [prompt_ids] + [lab.lm.encode(t, chat=True) for t in heldout_instructions(3)]
     key = (lab.key, strategy.beam.without_pruning(), run)
     if st.button("Measure the thresholds", type="primary"):
-        bar = st.progress(0.0)
+        bar = StudyProgress()
         results.keep("pruning", key, pruning_sweep(lab.lm, prompts, strategy, run,
-                                                   progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
-        bar.empty()
+                                                   progress=bar))
+        bar.done()
     sweep = results.get("pruning", key, "Measure the thresholds")
     if not sweep:
         st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "

@@ -6,6 +6,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, results
 from ui.controls import Controls, Param
 from ui.lab import open_page
+from ui.progress import StudyProgress
 from ui.texts import TEXT
 from viz.tables import compare_rows
 
@@ -45,11 +46,11 @@ def render() -> None:
     run = lab.run(P["cmp_max_new"])
     key = (lab.key, tuple(pairs), run)
     if st.button("Run all", type="primary", disabled=not chosen):
-        bar = st.progress(0.0)
+        bar = StudyProgress()
         reference = 0 if pairs and pairs[0][0] == "greedy" else None
         results.keep("compare", key, compare(lab.lm, prompt_ids, pairs, run, reference, loaders.CACHED,
-                                             progress=lambda f, t: bar.progress(min(f, 1.0), text=f"{t}…")))
-        bar.empty()
+                                             progress=bar))
+        bar.done()
     cmp = results.get("compare", key, "Run all")
     if not cmp:
         return

@@ -10,6 +10,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
+from ui.progress import StudyProgress
 from ui.texts import TEXT
 from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
 from viz.tables import compare_rows
@@ -95,12 +96,12 @@ def render() -> None:
     cmp_run = lab.run(P["cmp_tokens"], stop_at_eos=False, backend="eager")
     key = (lab.key, greedy_eagle, cmp_run)
     if c2.button("Measure", type="primary", width="stretch"):
-        bar = st.progress(0.0)
+        bar = StudyProgress()
         results.keep("eagle_cmp", key, compare(
             lm, prompt_ids, [("plain target decoding", Greedy()),
                              ("speculative (2-layer draft, N = 4)", Speculative("embedded", 4)), greedy_eagle],
-            cmp_run, loaders=loaders.CACHED, progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
-        bar.empty()
+            cmp_run, loaders=loaders.CACHED, progress=bar))
+        bar.done()
     cmp = results.get("eagle_cmp", key, "Measure")
     if cmp:
         st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")

@@ -6,6 +6,7 @@ from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders, results
 from ui.controls import Controls, Param
 from ui.lab import open_page
+from ui.progress import StudyProgress
 from ui.texts import TEXT
 from viz.sampling_cost import cost_vs_k_figure, cost_vs_n_figure, decoding_figure
 
@@ -31,10 +32,10 @@ def render() -> None:
     logits = loaders.next_logits(lab)
     key = (lab.key, P["cost_budget"])
     if c3.button("Measure", type="primary", width="stretch"):
-        bar = st.progress(0.0)
+        bar = StudyProgress()
         results.keep("cost", key, sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
-                                                progress=lambda f, t: bar.progress(min(f, 1.0), text=t)))
-        bar.empty()
+                                                progress=bar))
+        bar.done()
     rec = results.get("cost", key, "Measure")
     if not rec:
         st.info("Press **Measure** (about a minute): every method in both regimes, on the model's own next-token "

@@ -10,6 +10,7 @@ from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
+from ui.progress import StudyProgress
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
 from viz.speculative import SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
@@ -106,10 +107,10 @@ def render() -> None:
     sweep_run = RunSettings(P["sweep_tokens"], lab.seed, lab.backend, stop_at_eos=False)
     key = (lab.key, strategy, sweep_run, P["sweep_max_n"])
     if s3.button("Run the sweep", type="primary", width="stretch"):
-        bar = st.progress(0.0, text="Plain target decoding…")
+        bar = StudyProgress()
         results.keep("sweep", key, study.n_sweep(lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"],
-                                                 loaders.CACHED, lambda f, t: bar.progress(min(f, 1.0), text=t)))
-        bar.empty()
+                                                 loaders.CACHED, bar))
+        bar.done()
     sweep = results.get("sweep", key, "Run the sweep")
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)

@@ -184,6 +184,12 @@ def main(argv=None):
     ap.add_argument("--max-train", type=int, default=None, help="use at most this many training sequences")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--head-lr-scale", type=float, default=1.0,
+                    help="learning rate of the head's own LM head (and final norm) relative to --lr: below 1 keeps "
+                         "the rows copied from the target from drifting while the layer learns")
+    ap.add_argument("--init-from", default=None,
+                    help="start from an existing EAGLE-3 asset folder (e.g. assets/eagle3) with the same vocabulary "
+                         "instead of the target-initialised head (a warm start; a checkpoint in --work wins)")
     args = ap.parse_args(argv)
     work, out, log = start_run(args)
 
@@ -214,12 +220,25 @@ def main(argv=None):
     log(f"features ready ({store.index['rows']} rows, {time.perf_counter() - t_feat:.0f} s this run)")
 
     head = init_head(target, d2t, layers)
+    if args.init_from and not (work / "ckpt.pt").exists():
+        from decoding_core.eagle3_head import load_eagle3
+
+        warm = load_eagle3(target, args.init_from)
+        if warm.d2t.tolist() != d2t.tolist():
+            raise SystemExit(f"--init-from {args.init_from}: its draft vocabulary differs from {vocab_path}")
+        head.load_state_dict({k: v.float() for k, v in warm.state_dict().items()})
+        log(f"warm start from {args.init_from}")
     embed = target.model.get_input_embeddings()
     w_draft = target.model.lm_head.weight[d2t].detach().clone()
     in_vocab = torch.zeros(target.vocab_size, dtype=torch.bool)
     in_vocab[d2t] = True
     params = [p for p in head.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0)
+    out_names = ("lm_head.", "norm.")  # the head's own LM head and the final norm before it
+    groups = [{"params": [p for n, p in head.named_parameters() if p.requires_grad and not n.startswith(out_names)],
+               "scale": 1.0},
+              {"params": [p for n, p in head.named_parameters() if p.requires_grad and n.startswith(out_names)],
+               "scale": args.head_lr_scale}]
+    opt = torch.optim.AdamW(groups, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0)
     steps_per_epoch = sum(1 for _ in batches(train, args.batch_tokens, random.Random(0), pad))
     total = args.max_steps or max(1, int(steps_per_epoch * args.epochs))
     n_params = sum(p.numel() for p in params)
@@ -263,7 +282,7 @@ def main(argv=None):
             if step >= total:
                 break
             for grp in opt.param_groups:
-                grp["lr"] = lr_at(step, total, args.lr, args.warmup)
+                grp["lr"] = lr_at(step, total, args.lr, args.warmup) * grp.get("scale", 1.0)
             losses, accs, _ = run_batch(ids, mask, answer, group, train)
             loss = sum(w * l for w, l in zip(weights, losses))
             opt.zero_grad(set_to_none=True)
@@ -310,6 +329,7 @@ def main(argv=None):
                  "train_tokens": n_tokens, "heldout_sequences": len(held), "seq_len": args.seq_len},
         "training": {"steps": step, "epochs": round(step / max(1, steps_per_epoch), 2), "batch_tokens": args.batch_tokens,
                      "ttt_steps": args.ttt, "ttt_weights": [round(w, 4) for w in weights], "lr": args.lr,
+                     "head_lr_scale": args.head_lr_scale, "init_from": args.init_from,
                      "optimizer": "AdamW(0.9, 0.95), warm-up + cosine, grad clip 0.5",
                      "loss": "soft cross-entropy against the target's distribution over the draft vocabulary, at "
                              "answer positions whose target top-1 is in it; no feature loss",

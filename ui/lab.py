@@ -97,7 +97,17 @@ SIDEBAR = Controls([
     Param("seed", 0, "Seed", 0, 2**31 - 1, 1, widget="number",
           help="Every random draw uses a torch.Generator seeded with this: same seed, same tokens."),
     Param("backend", "eager", "Target forward", choices=BACKENDS, help=BACKEND_HELP),
+    Param("present", False, "Presentation mode",
+          help="Larger type for a projector: text, tables, charts' labels and trees are easier to read at a distance."),
 ])
+PRESENTATION_CSS = """<style>
+html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
+[data-testid="stCaptionContainer"] { font-size: 1.0rem; }
+[data-testid="stMetricValue"] { font-size: 2.6rem; }
+[data-testid="stDataFrame"] { font-size: 1.05rem; }
+h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { font-size: 1.6rem !important; }
+</style>"""
 
 
 def lab() -> Lab:
@@ -118,7 +128,10 @@ def lab() -> Lab:
     SIDEBAR.show("chat", sb)
     SIDEBAR.show("seed", sb)
     SIDEBAR.show("backend", sb)
+    SIDEBAR.show("present", sb)
     SIDEBAR.sync()
+    if ss.present:
+        st.html(PRESENTATION_CSS)
 
     model, device, dtype = st.session_state.model.strip() or EMBEDDED, st.session_state.device, st.session_state.dtype
     try:

@@ -87,3 +87,11 @@ def test_unloadable_model_falls_back_to_embedded():
     assert metric(at, "Tokens left")  # the page still works on the embedded model
     assert any("Prompt: **" in c.value and "context" in c.value for c in at.sidebar.caption)
     assert not at.exception
+
+
+def test_presentation_mode_from_the_link_enlarges_the_type():
+    at = open_app(query={"present": "true"})
+    assert at.sidebar.toggle(key="present").value is True
+    assert any("font-size: 21px" in h.proto.body for h in at.get("html"))
+    at.sidebar.toggle(key="present").set_value(False).run()
+    assert not any("font-size: 21px" in h.proto.body for h in at.get("html"))
