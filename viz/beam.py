@@ -86,10 +86,11 @@ def candidate_rows(step) -> list[dict]:
 
 
 def nbest_rows(hyps, lm_decode, normalised: bool, eos_ids=()) -> list[dict]:
-    """The n-best list; "ends" says how each hypothesis stopped: by EOS, or cut by the length limit."""
+    """The n-best list of a finished search (or a finished set); "ends" says how each hypothesis stopped: by
+    EOS, or cut by the length limit."""
     key = "score / len^lp" if normalised else "score (log p)"
     return [{"rank": i + 1, "text": lm_decode(h.tokens), key: round(h.score, 4), "tokens": len(h.tokens),
-             "ends": "EOS" if h.tokens and h.tokens[-1] in eos_ids else "length limit" if h.finished else "running"}
+             "ends": "EOS" if h.tokens and h.tokens[-1] in eos_ids else "length limit"}
             for i, h in enumerate(hyps)]
 
 
