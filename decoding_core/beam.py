@@ -71,6 +71,18 @@ class BeamStep:
     sample: TokenStep | None = None
 
 
+def per_row_top_k(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's top-k of scores [n, V], pooled and sorted (best first, ties by position), finite ones only:
+    (values [m], flat indices [m], row = index // V, token = index % V)."""
+    v = scores.shape[1]
+    per_row = torch.topk(scores, min(k, v), dim=-1)
+    flat_idx = (per_row.indices + torch.arange(scores.shape[0])[:, None] * v).reshape(-1)
+    flat = per_row.values.reshape(-1)
+    finite = torch.isfinite(flat)
+    values, order = torch.sort(flat[finite], descending=True, stable=True)
+    return values, flat_idx[finite][order]
+
+
 def prune(scores: list[float], token_logps: list[float], parents: list[int], order: list[int],
           s: BeamSettings) -> dict[int, tuple[str, ...]]:
     """Pruning rules on a candidate set. Candidates are given as parallel lists; ``order`` lists the
@@ -243,12 +255,7 @@ class BeamSearchDecoder(Decoder):
             flat = acc.reshape(-1)
             top_scores, top_idx = torch.topk(flat, min(self.c_size, int(torch.isfinite(flat).sum())))
         else:  # the notes: each hypothesis proposes its top-k; the heap keeps the global top-k of those
-            per_row = torch.topk(acc, min(k, v), dim=-1)
-            flat_idx = (per_row.indices + torch.arange(acc.shape[0])[:, None] * v).reshape(-1)
-            flat_scores = per_row.values.reshape(-1)
-            finite = torch.isfinite(flat_scores)
-            top_scores, order = torch.sort(flat_scores[finite], descending=True, stable=True)
-            top_idx = flat_idx[finite][order]
+            top_scores, top_idx = per_row_top_k(acc, k)
         m = top_idx.numel()
         parents = (top_idx // v).tolist()
         tokens = (top_idx % v).tolist()

@@ -21,7 +21,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from .beam import BeamSearchDecoder, BeamStep, Candidate, Hypothesis
+from .beam import BeamSearchDecoder, BeamStep, Candidate, Hypothesis, per_row_top_k
 from .models import LoadedModel
 from .samplers import gumbel_noise
 from .settings import BeamSettings, SamplingSettings
@@ -71,12 +71,7 @@ class StochasticBeamDecoder(BeamSearchDecoder):
         g_phi = phi + gumbel_noise(phi.shape, self.generator, self.generator.device).to(phi.device)
         keys = truncated_gumbel(g_phi, self.keys)
         v = logp.shape[1]
-        per_row = torch.topk(keys, min(k, v), dim=-1)                   # the global top-k is among these
-        flat_idx = (per_row.indices + torch.arange(keys.shape[0])[:, None] * v).reshape(-1)
-        flat_keys = per_row.values.reshape(-1)
-        finite = torch.isfinite(flat_keys)
-        top_keys, order = torch.sort(flat_keys[finite], descending=True, stable=True)
-        top_idx = flat_idx[finite][order]
+        top_keys, top_idx = per_row_top_k(keys, k)                      # the global top-k is among these
         m = top_idx.numel()
         parents, tokens = (top_idx // v).tolist(), (top_idx % v).tolist()
         scores = [float(phi[p, t]) for p, t in zip(parents, tokens)]

@@ -1,13 +1,12 @@
 """The cost of drawing a token, measured in both regimes, with each method's exactness checked."""
 from __future__ import annotations
 
-import statistics
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from ..hardware import median_time
 from ..sampling_cost import COMPLEXITY, COST, METHODS, draw_new_distributions, draw_one_distribution
 from ..stats import chi_square
 from . import Progress, StopCheck, never, no_progress
@@ -46,14 +45,7 @@ class SamplingCost:
 
 def _timed(fn, repeats: int) -> float:
     """Median of ``repeats`` timed calls after one untimed warm-up call when repeats > 1."""
-    if repeats > 1:
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return median_time(fn, repeats, warmup=1 if repeats > 1 else 0)
 
 
 def _k_logits(logits: torch.Tensor, k: int) -> torch.Tensor:
