@@ -165,10 +165,13 @@ def stepper(name: str, key, make):
     {"decoder", "cursor", ...}; pages may keep their own extras in it."""
     ss = st.session_state
     state = ss.get(f"{name}_state")
+    fresh_session = state is None
     if state is None or state["key"] != key:
         state = {"key": key, "decoder": make(), "cursor": -1}
         ss[f"{name}_state"] = state
     dec = state["decoder"]
+    if fresh_session:
+        _replay_link(name, state)  # a link with {name}_pos=N reopens the run at step N (same seed: same steps)
     action = take_action(name)
     if action == "reset":
         state.update(decoder=make(), cursor=-1)
@@ -190,7 +193,30 @@ def stepper(name: str, key, make):
         bar.empty()
         state["cursor"] = len(dec.history) - 1
     step_buttons(name, can_back=state["cursor"] >= 0, done=state["cursor"] == len(dec.history) - 1 and dec.done)
+    pos = str(state["cursor"] + 1)
+    if st.query_params.get(f"{name}_pos", "0") != pos:
+        st.query_params[f"{name}_pos"] = pos
     return state
+
+
+MAX_LINK_STEPS = 512
+
+
+def _replay_link(name: str, state: dict) -> None:
+    """Step a new session's decoder to the link's position ``{name}_pos`` (validated like widget input)."""
+    raw = st.query_params.get(f"{name}_pos")
+    if raw in (None, "0"):
+        return
+    try:
+        target = params.parse(raw, int, 0, MAX_LINK_STEPS)
+    except ValueError as exc:
+        params.warn(f"Ignored the link's value {name}_pos={raw!r} ({exc}); starting from the beginning.")
+        return
+    dec = state["decoder"]
+    with st.spinner(f"Replaying the link's {target} steps…"):
+        while len(dec.history) < target and not dec.done:
+            dec.step()
+    state["cursor"] = len(dec.history) - 1
 
 
 def sampling_table(prefix: str = "", rep: bool = False) -> list[Param]:

@@ -95,3 +95,18 @@ def test_presentation_mode_from_the_link_enlarges_the_type():
     assert any("font-size: 21px" in h.proto.body for h in at.get("html"))
     at.sidebar.toggle(key="present").set_value(False).run()
     assert not any("font-size: 21px" in h.proto.body for h in at.get("html"))
+
+
+def test_a_link_with_a_step_position_reopens_that_step():
+    at = open_app(query={"max_new": "8", "step_sampler": "multinomial"})
+    at.switch_page(page_path(PAGE))
+    at.query_params["sampling_pos"] = "3"  # a page switch drops the link; set it as a fresh link would
+    at.run()
+    assert any("**Step 3** drew" in m.value for m in at.markdown)
+    at.button(key="sampling_step").click().run()
+    assert at.query_params["sampling_pos"] in ("4", ["4"])
+    bad = open_app(query={"sampling_pos": "x"})
+    bad.switch_page(page_path(PAGE))
+    bad.query_params["sampling_pos"] = "-2"
+    bad.run()
+    assert not bad.exception
