@@ -138,6 +138,7 @@ class BeamSearchDecoder(Decoder):
 
     strategy = "beam"
     width_within_vocab = True  # k <= V: a wider beam could not be filled from the first step
+    temperature = 1.0          # divides the logits before the log-softmax (stochastic beam search sets it)
 
     def __init__(self, lm: LoadedModel, beam: BeamSettings, max_new_tokens: int = 32, seed: int = 0,
                  stop_at_eos: bool = True, sampling: SamplingSettings | None = None, sampler: str = "multinomial",
@@ -235,7 +236,7 @@ class BeamSearchDecoder(Decoder):
     def _log_probs(self) -> torch.Tensor:
         """Next-token log-probs [n_running, V]; finished (in-beam) rows are 0 at EOS, -inf elsewhere."""
         v = self.lm.vocab_size
-        live = torch.log_softmax(self.pending_logits.float(), dim=-1).cpu()
+        live = torch.log_softmax(self.pending_logits.float() / self.temperature, dim=-1).cpu()
         out = torch.full((len(self.running), v), float("-inf"))
         eos = min(self.eos_ids) if self.eos_ids else 0
         for i, row in enumerate(self.rows):

@@ -58,11 +58,6 @@ class StochasticBeamDecoder(BeamSearchDecoder):
         order = torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
         return [self.running[i] for i in order]
 
-    def _log_probs(self) -> torch.Tensor:
-        if self.temperature != 1.0 and self.pending_logits is not None:
-            self.pending_logits = self.pending_logits / self.temperature
-        return super()._log_probs()
-
     def _beam_step(self, t0) -> BeamStep:
         k = self.k
         parent_nodes = [h.node for h in self.running]

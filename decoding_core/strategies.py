@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .models import LoadedModel, ModelLoadError
-from .settings import Beam, Eagle, Greedy, RunSettings, Sample, Speculative, StochasticBeam, Strategy
+from .settings import (REFERENCE_N, REFERENCE_TREE, Beam, Eagle, Greedy, RunSettings, Sample, Speculative,
+                       StochasticBeam, Strategy)
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,6 @@ def resolve_sizes(lm: LoadedModel, strategy: Strategy, draft=None, head=None, he
     """Replace "auto" by the device-aware size (measured once per model by ``loaders``)."""
     loaders = loaders or direct_loaders()
     if isinstance(strategy, Speculative):
-        from .settings import REFERENCE_N
-
         if strategy.n_draft != "auto":
             return Sizes(n_draft=strategy.n_draft)
         if strategy.draft == "embedded" and draft is not None:
@@ -58,8 +57,6 @@ def resolve_sizes(lm: LoadedModel, strategy: Strategy, draft=None, head=None, he
             choice = {"n_draft": REFERENCE_N, "reason": f"no tau table for this draft: the reference N = {REFERENCE_N}"}
         return Sizes(n_draft=int(choice["n_draft"]), choice=choice)
     if isinstance(strategy, Eagle):
-        from .settings import REFERENCE_TREE
-
         total, depth, choice = strategy.total_tokens, strategy.depth, None
         if strategy.auto:
             choice = loaders.tree_size(lm, head, head_kind, strategy.top_k)
