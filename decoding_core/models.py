@@ -92,17 +92,63 @@ class LoadedModel:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False)
 
     def token_text(self, token_id: int) -> str:
-        """How one token reads on screen (leading spaces and newlines made visible); memoised per tokenizer
-        outside this shared object (``_TOKEN_TEXTS``)."""
+        """How one token reads on screen (``visible_token``), memoised per tokenizer outside this shared
+        object (``_TOKEN_TEXTS``)."""
         token_id = int(token_id)
         with _TEXTS_LOCK:
             texts = _TOKEN_TEXTS.setdefault(self.tokenizer, {})
         text = texts.get(token_id)
         if text is None:
             raw = self.tokenizer.decode([token_id], skip_special_tokens=False)
-            text = raw.replace("\n", "\u21b5").replace("\t", "\u21e5") if raw.strip() else repr(raw)[1:-1] or "\u2423"
+            piece = None
+            if "\ufffd" in raw:
+                try:
+                    piece = self.tokenizer.convert_ids_to_tokens(token_id)
+                except Exception:  # noqa: BLE001 - any tokenizer: fall back to the decoded text
+                    piece = None
+            text = visible_token(raw, piece)
             texts[token_id] = text
         return text
+
+
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet reversed (printable stand-in character -> byte)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+_BYTES = _byte_decoder()
+GLYPHS = {" ": "\u2423", "\n": "\u21b5", "\t": "\u21e5", "\r": "\u240d"}
+
+
+def visible_token(raw: str, piece: str | None = None) -> str:
+    """A token as it should read in a box, a table or a tree: newline ↵, tab ⇥, carriage return ␍, a
+    whitespace-only token's spaces ␣, other control characters escaped, and a token that is only part of a
+    character's UTF-8 bytes (``raw`` holds U+FFFD) as its bytes, e.g. ``␣⟨F0 9F 98⟩`` (``piece``: the
+    tokenizer's byte-level spelling of the token, when it has one)."""
+    if "\ufffd" in raw and piece and all(c in _BYTES for c in piece):
+        data = bytes(_BYTES[c] for c in piece)
+        lead = len(data) - len(data.lstrip(b" "))
+        return "\u2423" * lead + "\u27e8" + " ".join(f"{b:02X}" for b in data[lead:]) + "\u27e9"
+    if not raw:
+        return "\u2205"  # the empty set: a token that decodes to nothing
+    blank = not raw.strip()
+    out = []
+    for ch in raw:
+        if ch in GLYPHS and (ch != " " or blank):
+            out.append(GLYPHS[ch])
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(repr(ch)[1:-1])
+    return "".join(out)
 
 
 def _quiet_transformers() -> None:

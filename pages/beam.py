@@ -3,14 +3,14 @@ import streamlit as st
 
 from decoding_core.settings import (EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam, BeamSettings, SamplingSettings,
                                     StochasticBeam)
-from decoding_core.strategies import build_decoder
+from decoding_core.strategies import build_decoder, describe
 from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
-from ui import results
 from ui.controls import Controls, Param, stepper
 from ui.lab import open_page
-from ui.progress import StudyProgress
+from ui.pin import Snapshot, pin_panel
+from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, to_dot)
 from viz.beam import pruning_rows as sweep_rows
@@ -42,6 +42,9 @@ P = Controls([
           help="m > 0: sample a prefix (diversity), then beam search the rest (quality)."),
     Param("prefix_sampler", "multinomial", "Prefix sampler", choices=SAMPLERS),
     Param("prefix_temperature", 1.0, "Prefix temperature", 0.05, 3.0, 0.05),
+    Param("beam_window", "last 4 steps", "Tree shows", choices=("last 4 steps", "whole search"), widget="radio",
+          help="The whole search grows too wide to read after ~8 steps; the last steps start from the hypotheses "
+               "they extend (shown by their last tokens)."),
     Param("beam_show_off", "last", "Candidates that fell off the top-k", choices=("last", "none", "all"),
           widget="radio", help="last = only at the newest step"),
     Param("stochastic", False, "Stochastic beam search (Kool et al. 2019): sample k sequences without replacement",
@@ -106,11 +109,9 @@ def render() -> None:
     P.sync()
     key = (lab.key, strategy, run, P["div_seeds"], P["div_m"])
     if d3.button("Measure diversity", type="primary", width="stretch"):
-        bar = StudyProgress()
-        results.keep("diversity", key, study.diversity(lab.lm, prompt_ids, strategy, run, P["div_seeds"], P["div_m"],
-                                                       progress=bar))
-        bar.done()
-    div = results.get("diversity", key, "Measure diversity")
+        measure("diversity", key, lambda progress, stop: study.diversity(
+            lab.lm, prompt_ids, strategy, run, P["div_seeds"], P["div_m"], progress=progress, should_stop=stop))
+    div = kept("diversity", key, "Measure diversity")
     if div:
         st.dataframe(diversity_rows(div), hide_index=True, width="stretch")
         with st.expander("The outputs"):
@@ -138,11 +139,9 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
     prompts = [prompt_ids] + [lab.lm.encode(t, chat=True) for t in heldout_instructions(3)]
     key = (lab.key, strategy.beam.without_pruning(), run)
     if st.button("Measure the thresholds", type="primary"):
-        bar = StudyProgress()
-        results.keep("pruning", key, pruning_sweep(lab.lm, prompts, strategy, run,
-                                                   progress=bar))
-        bar.done()
-    sweep = results.get("pruning", key, "Measure the thresholds")
+        measure("pruning", key, lambda progress, stop: pruning_sweep(lab.lm, prompts, strategy, run,
+                                                                     progress=progress, should_stop=stop))
+    sweep = kept("pruning", key, "Measure the thresholds")
     if not sweep:
         st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "
                    "held-out instructions) with this page's beam width, length and EOS policy.")
@@ -173,12 +172,14 @@ def search(lab, strategy, run, prompt_ids):
         return
     step = shown[-1]
     st.subheader(f"Step {step.index + 1}" + (" · sampled prefix token" if step.kind == "sample" else ""))
-    g1, g2 = st.columns([3, 2])
-    with g1:
-        show_off = P.show("beam_show_off", st)
-        P.sync()
-        st.graphviz_chart(to_dot(search_graph(shown, "…" + lm.decode(prompt_ids[-6:]), show_off)), width="stretch")
-        st.caption(TEXT["beam.graph"])
+    w1, w2 = st.columns(2)  # the tree spans the page (readable from the back of a room); the tables below
+    window = P.show("beam_window", w1)
+    show_off = P.show("beam_show_off", w2)
+    P.sync()
+    dot = to_dot(search_graph(shown, "…" + lm.decode(prompt_ids[-6:]), show_off, 4 if window == "last 4 steps" else None))
+    st.graphviz_chart(dot, width="stretch")
+    st.caption(TEXT["beam.graph"])
+    g2, g3 = st.columns([3, 2])
     with g2:
         if step.kind == "sample":
             st.markdown(f"Sampled **`{step.sample.token_text}`** with p = {step.sample.prob:.3f} "  # Beam only
@@ -186,6 +187,7 @@ def search(lab, strategy, run, prompt_ids):
                         f"{strategy.beam.sample_prefix} sampled tokens.")
         else:
             step_tables(step, lm)
+    with g3:
         m = dec.metrics()
         a, b, c = st.columns(3)
         a.metric("Hypotheses fed", step.rows_expanded, help="rows in this step's model forward")
@@ -194,8 +196,23 @@ def search(lab, strategy, run, prompt_ids):
         a.metric("Total fed", m["hypotheses_expanded"], help="rows fed to the model, summed over steps (prefill = 1)")
         b.metric("Forwards", m["target_forwards"])
         c.metric("Time", f"{m['wall_s']:.2f} s")
+    hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []
+    pruned = sum(1 for s_ in shown if s_.kind == "beam" for c_ in s_.candidates if c_.status == "pruned")
+    pin_panel("beam", Snapshot(f"{beam_label(strategy)}, step {step.index + 1}", "dot", dot, (
+        ("Total fed", str(m["hypotheses_expanded"])), ("Pruned so far", str(pruned)),
+        ("Best score", f"{hyps[0].score:.3f}" if hyps else "–"), ("Best text", lm.decode(hyps[0].tokens) if hyps else "–"))))
     if dec.done and cursor == len(dec.history) - 1:
         finish(lab, strategy, run, state, prompt_ids)
+
+
+def beam_label(strategy) -> str:
+    """The strategy in words with the pruning thresholds that are on (for the A / B labels)."""
+    if isinstance(strategy, StochasticBeam):
+        return describe(strategy)
+    b = strategy.beam
+    rules = ", ".join(f"{name} {getattr(b, name):g}" for name in ("rp", "ap", "rpl", "mc") if getattr(b, name) is not None)
+    return f"beam k {b.num_beams}" + (f", {rules}" + (" (literal rp)" if b.literal_rp else "") if rules else
+                                      ", no pruning") + (f", sampled prefix {b.sample_prefix}" if b.sample_prefix else "")
 
 
 def step_tables(step, lm) -> None:

@@ -3,10 +3,10 @@ import streamlit as st
 
 from decoding_core.settings import Beam, BeamSettings, Eagle, Greedy, Sample, SamplingSettings, Speculative
 from decoding_core.studies.compare import compare
-from ui import loaders, results
+from ui import loaders
 from ui.controls import Controls, Param
 from ui.lab import open_page
-from ui.progress import StudyProgress
+from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.tables import compare_rows
 
@@ -46,12 +46,10 @@ def render() -> None:
     run = lab.run(P["cmp_max_new"])
     key = (lab.key, tuple(pairs), run)
     if st.button("Run all", type="primary", disabled=not chosen):
-        bar = StudyProgress()
         reference = 0 if pairs and pairs[0][0] == "greedy" else None
-        results.keep("compare", key, compare(lab.lm, prompt_ids, pairs, run, reference, loaders.CACHED,
-                                             progress=bar))
-        bar.done()
-    cmp = results.get("compare", key, "Run all")
+        measure("compare", key, lambda progress, stop: compare(lab.lm, prompt_ids, pairs, run, reference, loaders.CACHED,
+                                                               progress=progress, should_stop=stop))
+    cmp = kept("compare", key, "Run all")
     if not cmp:
         return
     st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")

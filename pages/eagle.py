@@ -5,12 +5,13 @@ from decoding_core.decoders import metrics_so_far
 from decoding_core.heads import HEAD_LABELS, HEAD_NAMES, default_head, head_manifest
 from decoding_core.models import ModelLoadError
 from decoding_core.settings import HEADS, TREES, Eagle, Greedy, SamplingSettings, Speculative
-from decoding_core.strategies import build_decoder, resolve_sizes
+from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
-from ui import loaders, results
+from ui import loaders
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
-from ui.progress import StudyProgress
+from ui.pin import Snapshot, pin_panel
+from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
 from viz.tables import compare_rows
@@ -32,6 +33,9 @@ P = Controls([
     Param("tree_depth", 5, "Depth", 1, 8),
     Param("total_tokens", 32, "Total tokens", 4, 96, help="Tree size (root included) verified in one target forward."),
     Param("eagle_sample", False, "Sample (lossless tree sampling) instead of greedy"),
+    Param("eagle_tree_view", "compact", "Tree shows", choices=("compact", "whole tree"), widget="radio",
+          help="compact: the accepted path and the alternatives branching off it, each with how many drafted "
+               "nodes hang below it; whole tree: every drafted node."),
     Param("eagle_max_new", 48, "Max new tokens", 2, 256),
     Param("cmp_tokens", 48, "Tokens", 8, 256),
 ] + sampling_table("eagle_"))
@@ -96,13 +100,11 @@ def render() -> None:
     cmp_run = lab.run(P["cmp_tokens"], stop_at_eos=False, backend="eager")
     key = (lab.key, greedy_eagle, cmp_run)
     if c2.button("Measure", type="primary", width="stretch"):
-        bar = StudyProgress()
-        results.keep("eagle_cmp", key, compare(
+        measure("eagle_cmp", key, lambda progress, stop: compare(
             lm, prompt_ids, [("plain target decoding", Greedy()),
                              ("speculative (2-layer draft, N = 4)", Speculative("embedded", 4)), greedy_eagle],
-            cmp_run, loaders=loaders.CACHED, progress=bar))
-        bar.done()
-    cmp = results.get("eagle_cmp", key, "Measure")
+            cmp_run, loaders=loaders.CACHED, progress=progress, should_stop=stop))
+    cmp = kept("eagle_cmp", key, "Measure")
     if cmp:
         st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")
         depth = {r.label: list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
@@ -141,7 +143,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
                 f"**{step.n_accepted} accepted** along the green path, then the target's own **`{step.next_text}`** "
                 f"→ {len(step.emitted)} tokens (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} "
                 "ms).")
-    st.graphviz_chart(tree_dot(step), width="content")
+    view = P.show("eagle_tree_view")
+    P.sync()
+    dot = tree_dot(step, compact=view == "compact")
+    st.graphviz_chart(dot, width="content")
     st.caption(TEXT["eagle.mask"])
     labels = [f"#{i} {t}" for i, t in enumerate(step.texts)]
     sel = st.selectbox("Select a node to see what it attends to", range(len(labels)), format_func=labels.__getitem__,
@@ -159,6 +164,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     b.metric("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}",
              help="all tokens so far ÷ all target forwards (prefill included)")
     c.metric("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}")
+    pin_panel("eagle", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "dot", dot, (
+        ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"),
+        ("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}"),
+        ("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}"))))
 
 
 def explain(kind: str) -> None:

@@ -3,11 +3,12 @@ pitfall, and a sampled continuation step by step."""
 import streamlit as st
 
 from decoding_core.settings import SAMPLERS, Sample
-from decoding_core.strategies import build_decoder
+from decoding_core.strategies import build_decoder, describe
 from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
+from ui.pin import Snapshot, pin_panel
 from ui.texts import TEXT
 from viz.sampling import distribution_figure, histogram_figure, tokens_html
 from viz.tables import sampler_rows
@@ -104,6 +105,11 @@ def step_through(lab, strategy, run, prompt_ids):
                                             title=f"Distribution at step {rec.index + 1}"), width="stretch")
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
                    f"({dec.target.active} target forward).")
+        probs = [r.prob for r in hist]
+        pin_panel("sampling", Snapshot(f"{describe(strategy)}, step {rec.index + 1}", "html",
+                                       tokens_html([r.token_text for r in hist], probs), (
+            ("Tokens", str(len(hist))), ("Mean p of the drawn tokens", f"{sum(probs) / len(probs):.3f}"),
+            ("Distinct tokens", str(len({r.token_id for r in hist}))))))
 
 
 if __name__ == "__main__":

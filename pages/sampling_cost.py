@@ -3,10 +3,10 @@ import streamlit as st
 
 from decoding_core.sampling_cost import COMPLEXITY
 from decoding_core.studies.sampling_cost import sampling_cost
-from ui import loaders, results
+from ui import loaders
 from ui.controls import Controls, Param
 from ui.lab import open_page
-from ui.progress import StudyProgress
+from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.sampling_cost import cost_vs_k_figure, cost_vs_n_figure, decoding_figure
 
@@ -32,11 +32,9 @@ def render() -> None:
     logits = loaders.next_logits(lab)
     key = (lab.key, P["cost_budget"])
     if c3.button("Measure", type="primary", width="stretch"):
-        bar = StudyProgress()
-        results.keep("cost", key, sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
-                                                progress=bar))
-        bar.done()
-    rec = results.get("cost", key, "Measure")
+        measure("cost", key, lambda progress, stop: sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
+                                                                  progress=progress, should_stop=stop))
+    rec = kept("cost", key, "Measure")
     if not rec:
         st.info("Press **Measure** (about a minute): every method in both regimes, on the model's own next-token "
                 "distribution (its k largest logits for the smaller k).")

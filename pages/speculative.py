@@ -5,12 +5,13 @@ from decoding_core.decoders import metrics_so_far
 from decoding_core.draft import draft_manifest
 from decoding_core.models import ModelLoadError
 from decoding_core.settings import RULES, RunSettings, SamplingSettings, Speculative
-from decoding_core.strategies import build_decoder, resolve_sizes
+from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import open_page
-from ui.progress import StudyProgress
+from ui.pin import Snapshot, pin_panel
+from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
 from viz.speculative import SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
@@ -107,11 +108,9 @@ def render() -> None:
     sweep_run = RunSettings(P["sweep_tokens"], lab.seed, lab.backend, stop_at_eos=False)
     key = (lab.key, strategy, sweep_run, P["sweep_max_n"])
     if s3.button("Run the sweep", type="primary", width="stretch"):
-        bar = StudyProgress()
-        results.keep("sweep", key, study.n_sweep(lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"],
-                                                 loaders.CACHED, bar))
-        bar.done()
-    sweep = results.get("sweep", key, "Run the sweep")
+        measure("sweep", key, lambda progress, stop: study.n_sweep(lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"],
+                                                                   loaders.CACHED, progress, stop))
+    sweep = kept("sweep", key, "Run the sweep")
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
@@ -208,6 +207,11 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
         st.caption("Engines disagree on what “acceptance” means: this page shows both. τ counts the token the target "
                    "adds itself; the acceptance rate does not.")
+    pin_panel("speculative", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "html",
+                                      origin_html(dec.history, cursor), (
+        ("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),
+        ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"), ("Target forwards", str(m["verify_steps"])),
+        ("Tokens", str(m["new_tokens"])), ("Wall time", f"{m['wall_s']:.2f} s"))))
 
 
 if __name__ == "__main__":

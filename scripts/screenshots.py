@@ -22,9 +22,9 @@ from tests.browser.conftest import IDLE, _free_port  # noqa: E402
 ACTIONS = {  # page -> (query, buttons to press in order)
     "home": ("", []),
     "sampling": ("", ["Draw samples", "Step", "Step"]),
-    "beam": ("?beam_max_new=8&use_ap=true&ap=1.5", ["Step", "Run to end"]),
+    "beam": ("?beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end", "Pin this run as A"]),
     "speculative": ("", ["Step", "Step"]),
-    "eagle": ("", ["Step", "Step"]),
+    "eagle": ("", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_pick=greedy,speculative (draft),EAGLE", ["Run all"]),
 }
 

@@ -190,6 +190,9 @@ def main(argv=None):
     ap.add_argument("--init-from", default=None,
                     help="start from an existing EAGLE-3 asset folder (e.g. assets/eagle3) with the same vocabulary "
                          "instead of the target-initialised head (a warm start; a checkpoint in --work wins)")
+    ap.add_argument("--features-only", action="store_true",
+                    help="extract (or extend) the target-feature cache for the corpus and stop, e.g. before train_draft.py "
+                         "--features, which reads the same cache")
     args = ap.parse_args(argv)
     work, out, log = start_run(args)
 
@@ -218,6 +221,8 @@ def main(argv=None):
     t_feat = time.perf_counter()
     extract(target, store, layers, held + train, log)
     log(f"features ready ({store.index['rows']} rows, {time.perf_counter() - t_feat:.0f} s this run)")
+    if args.features_only:
+        return
 
     head = init_head(target, d2t, layers)
     if args.init_from and not (work / "ckpt.pt").exists():

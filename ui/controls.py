@@ -21,6 +21,7 @@ import streamlit as st
 
 from decoding_core.settings import SamplingSettings
 from ui import params
+from ui.progress import StudyProgress
 
 
 @dataclass(frozen=True)
@@ -185,13 +186,14 @@ def stepper(name: str, key, make):
             dec.step()
             state["cursor"] = len(dec.history) - 1
     elif action == "run":
-        bar = st.progress(0.0, text="Decoding…")
-        while not dec.done:
+        bar = StudyProgress("Decoding…", stop_key=name)  # Stop keeps the steps made so far
+        while not dec.done and not bar.should_stop():
             dec.step()
-            done = min(1.0, len(dec.tokens) / dec.max_new_tokens)
-            bar.progress(done, text=f"Decoding… {len(dec.tokens)} tokens, step {len(dec.history)}")
-        bar.empty()
+            bar(min(1.0, len(dec.tokens) / dec.max_new_tokens), f"Decoding… {len(dec.tokens)} tokens, "
+                                                              f"step {len(dec.history)}")
+        bar.done()
         state["cursor"] = len(dec.history) - 1
+        bar.release()
     step_buttons(name, can_back=state["cursor"] >= 0, done=state["cursor"] == len(dec.history) - 1 and dec.done)
     pos = str(state["cursor"] + 1)
     if st.query_params.get(f"{name}_pos", "0") != pos:

@@ -14,6 +14,7 @@ from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_
 from decoding_core.settings import BACKENDS, DEVICES, DTYPES, RunSettings
 from ui import params
 from ui.controls import Controls, Param
+from ui.texts import LOOK_FIRST
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
 
@@ -167,6 +168,8 @@ def open_page(title: str, caption: str, controls=None) -> tuple[Lab, list[int]]:
     lab_ = st.session_state["lab"]
     st.title(title)
     st.caption(caption)
+    if title in LOOK_FIRST:
+        st.info(LOOK_FIRST[title], icon=":material/visibility:")
     prompt_ids = need_prompt(lab_)
     if controls is not None:
         controls.seed()

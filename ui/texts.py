@@ -22,6 +22,10 @@ picture is what the model actually did.
 (wrapped in the chat template by default) and the seed. Every random draw uses that seed, so the
 same settings give the same tokens, and the page's address carries the settings: copy the link to
 share a run.""",
+    'home.lecture': (
+        'A suggested order for a class: each step names what to look at first and offers experiments that set'
+        " the page's controls for you (the sidebar's model, prompt and seed stay as they are). Every page also"
+        ' says at its top what to look at first.'),
     'sampling.rules': (
         'The model outputs one score (logit) $\\ell_i$ per token. **Temperature** divides them; **top-k**'
         ' keeps the k largest; **top-p** keeps the smallest most-likely set whose mass reaches p;'
@@ -83,7 +87,8 @@ share a run.""",
     'eagle.mask': (
         "Each node: its token, its tree index and the head's cumulative confidence q as a percentage"
         ' (product of the draft probabilities along its path). Green = the accepted path (root included);'
-        ' grey = rejected branches.'),
+        ' dashed = rejected branches. The compact view shows the accepted path and the alternatives branching off'
+        ' it ("+n below": drafted nodes hidden under an alternative); "whole tree" shows every node.'),
     'eagle.sizing': (
         "A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not"
         ' free: on a GPU it costs about as much as one token up to dozens of tokens, on this CPU it grows'
@@ -182,3 +187,69 @@ share a run.""",
         " how many expansions it saves (up) against how often the best hypothesis stays the same (right). The"
         " recommendation is the largest saving that keeps the best hypothesis on at least 90% of the prompts."),
 }
+
+# The guided lecture path (Home) and each page's "look at this first" line. Each experiment sets the named
+# page controls (validated like any widget value) and opens the page.
+LECTURE = [
+    {"page": "sampling", "title": "Sampling",
+     "look": "Look first at the bars: pale ones are the model's raw distribution, deep blue what is left after "
+             "your temperature / top-k / top-p / min-p (cut tokens turn grey).",
+     "tries": [
+         ("Sharpen it", "Temperature 0.3: the blue bars pile onto the most likely token (low T → close to greedy).",
+          {"temperature": 0.3}),
+         ("Flatten it", "Temperature 2.0: unlikely tokens gain mass; step through the text and watch it wander.",
+          {"temperature": 2.0}),
+         ("The reused-noise bug", "Section 3 with 2,000 steps: Gumbel noise drawn once and reused keeps picking "
+                                  "the same token; fresh noise matches the distribution.", {"pitfall_steps": 2000}),
+     ]},
+    {"page": "sampling_cost", "title": "Cost of sampling",
+     "look": "Look first at where the lines cross: which way of drawing a token is cheapest depends on how many "
+             "draws share one distribution.",
+     "tries": [
+         ("Measure both regimes", "Press Measure: many draws from ONE distribution favour a table built once "
+                                  "(alias); one draw per NEW distribution does not.", {"cost_budget": 0.4}),
+     ]},
+    {"page": "beam", "title": "Beam search",
+     "look": "Look first at the tree: blue boxes are the beam (the frontier), dashed grey ones were pruned, and "
+             "the table under it says which rule pruned each.",
+     "tries": [
+         ("The paper's thresholds", "rp 0.6, ap 2.5, rpl 0.02, mc 3 switched on: count what each rule prunes and "
+                                    "whether the best answer changes.",
+          {"use_rp": True, "use_ap": True, "use_rpl": True, "use_mc": True}),
+         ("The literal relative rule", "The notes' rule applied to log-probs (score ≤ rp × best score): with "
+                                       "negative scores the best candidate itself is pruned, and the beam empties.",
+          {"use_rp": True, "literal_rp": True}),
+         ("Stochastic beams", "Sample k sequences without replacement: different answers, each a real sample.",
+          {"stochastic": True}),
+     ]},
+    {"page": "speculative", "title": "Speculative decoding",
+     "look": "Look first at the coloured text: green tokens were drafted and accepted, red (struck) ones "
+             "rejected; each verify step adds one token of the target's own (orange: a correction, blue: a bonus).",
+     "tries": [
+         ("Longer drafts", "N = 8: more tokens per verify step when the draft is right, more wasted work when it "
+                           "is not. Compare τ with N = 2.", {"n_auto": False, "n_draft": 8}),
+         ("The notes' top-K rule", "Top-K verification with K = 3: fast, but the drift section shows its output "
+                                   "distribution is no longer the target's (rejection sampling's is).",
+          {"rule": "topk", "verify_k": 3, "drift_k": 3}),
+         ("Copy from the prompt", "Prompt lookup drafts by copying an earlier n-gram: free drafts, accepted only "
+                                  "when the answer repeats the prompt.", {"draft_source": "prompt-lookup"}),
+     ]},
+    {"page": "eagle", "title": "EAGLE",
+     "look": "Look first at the tree: every box is a drafted token, the green path is what the target accepted "
+             "in ONE forward pass, and the mask beside it is why that works.",
+     "tries": [
+         ("Static against dynamic", "A static tree keeps the same shape every step; a dynamic one grows where "
+                                    "the head is confident.", {"tree_kind": "static"}),
+         ("A bigger tree", "64 tokens, depth 6: more chances to match, a costlier verify pass.",
+          {"tree_auto": False, "total_tokens": 64, "tree_depth": 6}),
+     ]},
+    {"page": "compare", "title": "Compare strategies",
+     "look": "Look first at 'same text as greedy': the greedy-verified methods must say yes; only the speed may "
+             "differ.",
+     "tries": [
+         ("Fast methods only", "Greedy, speculative, prompt lookup and EAGLE on 32 tokens: same text, different "
+                               "speed.", {"cmp_max_new": 32,
+                                          "cmp_pick": ("greedy", "speculative (draft)", "prompt lookup", "EAGLE")}),
+     ]},
+]
+LOOK_FIRST = {step["title"]: step["look"] for step in LECTURE}

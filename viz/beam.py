@@ -12,28 +12,38 @@ STYLE = {
                      peripheries="2"),
     "length-limit": dict(color="#e67700", fontcolor="#1c2233", penwidth="2.2", style="rounded,dashed,filled",
                          fillcolor="#fff3bf"),
-    "pruned": dict(color="#adb5bd", fontcolor="#868e96", penwidth="1", style="rounded,dashed"),
-    "off-top-k": dict(color="#dee2e6", fontcolor="#adb5bd", penwidth="1", style="rounded,dotted"),
+    "pruned": dict(color="#868e96", fontcolor="#495057", penwidth="1.2", style="rounded,dashed"),
+    "off-top-k": dict(color="#adb5bd", fontcolor="#5c636a", penwidth="1", style="rounded,dotted"),
     "frontier": dict(color="#3b5bdb", fontcolor="#1c2233", penwidth="3", style="rounded,bold,filled", fillcolor="#c5d0ff"),
 }
 
 
-def search_graph(steps, prompt_text: str, show_off: str = "last") -> nx.DiGraph:
+def search_graph(steps, prompt_text: str, show_off: str = "last", window: int | None = None) -> nx.DiGraph:
     """The search tree: root = the prompt; every candidate a node with its status. ``show_off`` =
-    "none", "last" (only the newest step's) or "all" candidates that fell off the top-k."""
+    "none", "last" (only the newest step's) or "all" candidates that fell off the top-k. ``window``: draw only
+    the last ``window`` steps (each hypothesis they grow from starts as a root showing its last tokens)."""
     g = nx.DiGraph()
-    g.add_node(0, label=prompt_text, status="kept", score=0.0, tooltip="the prompt")
     beam_steps = [s for s in steps if s.kind == "beam"]
+    first = max(0, len(beam_steps) - window) if window else 0
+    if first == 0:
+        g.add_node(0, label=prompt_text, status="kept", score=0.0, tooltip="the prompt")
     frontier = {h.node for h in beam_steps[-1].frontier} if beam_steps else set()
+    made = {}  # node -> (parent, token text, score): the whole search, to name the roots of a window
     for n, step in enumerate(beam_steps):
         last = n == len(beam_steps) - 1
         for c in step.candidates:
             if c.status == "carried":
                 continue
+            made.setdefault(c.node, (c.parent, c.token_text, c.score))
+            if n < first:
+                continue
             if c.status == "off-top-k" and (show_off == "none" or (show_off == "last" and not last)):
                 continue
             if c.parent not in g:
-                continue
+                if n != first or c.parent not in made:
+                    continue
+                g.add_node(c.parent, label="…" + _tail(made, c.parent), status="kept", score=made[c.parent][2],
+                           tooltip="a hypothesis from before the steps shown (its last tokens)", cut=True)
             status = "frontier" if c.node in frontier else c.status
             why = f" · pruned by {', '.join(c.rules)}" if c.rules else ""
             g.add_node(c.node, label=c.token_text, status=status, score=c.score, rules=c.rules,
@@ -41,6 +51,16 @@ def search_graph(steps, prompt_text: str, show_off: str = "last") -> nx.DiGraph:
                                f"{c.status}{why}")
             g.add_edge(c.parent, c.node, logp=c.token_logp)
     return g
+
+
+def _tail(made: dict, node: int, tokens: int = 4) -> str:
+    """The last ``tokens`` token texts of the hypothesis ending at ``node``."""
+    out = []
+    while node in made and len(out) < tokens:
+        parent, text, _ = made[node]
+        out.append(text)
+        node = parent
+    return "".join(reversed(out))
 
 
 def _q(text: str) -> str:
@@ -51,16 +71,16 @@ def to_dot(g: nx.DiGraph, rankdir: str = "LR") -> str:
     """DOT text for st.graphviz_chart: kept bold, frontier blue, finished green, pruned grey dashed
     with the rule, fallen-off dotted."""
     lines = [f"digraph beam {{ rankdir={rankdir}; bgcolor=\"transparent\"; nodesep=0.12; ranksep=0.35;",
-             '  node [shape=box, fontname="Helvetica", fontsize=11, margin="0.06,0.03"];',
-             '  edge [color="#adb5bd", arrowsize=0.5, fontname="Helvetica", fontsize=9];']
+             '  node [shape=box, fontname="Helvetica", fontsize=14, margin="0.08,0.04"];',
+             '  edge [color="#adb5bd", arrowsize=0.6, fontname="Helvetica", fontsize=10];']
     for node, d in g.nodes(data=True):
         style = STYLE.get(d["status"], STYLE["kept"])
-        label = html.escape(d["label"][-40:]) if node == 0 else html.escape(d["label"])
-        sub = f"{d['score']:.2f}" if node else "prompt"
+        label = html.escape(d["label"][-40:]) if node == 0 or d.get("cut") else html.escape(d["label"])
+        sub = "prompt" if node == 0 else f"{d['score']:.2f}"
         if d.get("rules"):
             sub += " ✂ " + ",".join(d["rules"])
         attrs = ", ".join(f'{k}="{v}"' for k, v in style.items())
-        lines.append(f"  n{node} [label=<{label}<BR/><FONT POINT-SIZE=\"8\">{html.escape(sub)}</FONT>>, "
+        lines.append(f"  n{node} [label=<{label}<BR/><FONT POINT-SIZE=\"11\">{html.escape(sub)}</FONT>>, "
                      f"tooltip={_q(d['tooltip'])}, {attrs}];")
     for a, b in g.edges():
         status = g.nodes[b]["status"]

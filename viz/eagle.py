@@ -17,25 +17,45 @@ def percent(p: float) -> str:
     return f"{100 * p:.2g}%" if p < 0.995 else "100%"
 
 
-def tree_dot(step, max_label: int = 14) -> str:
-    """Nodes: token text and draft confidence exp(score); the accepted path bold green, the rest dimmed."""
+def _descendants(parents) -> list[int]:
+    """Number of descendants of every node of a tree given by parent indices (parents precede children)."""
+    below = [0] * len(parents)
+    for i in range(len(parents) - 1, 0, -1):
+        if parents[i] >= 0:
+            below[parents[i]] += 1 + below[i]
+    return below
+
+
+def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
+    """Nodes: token text and draft confidence exp(score) as a percentage; the accepted path bold green,
+    rejected branches dashed with dark text on white (readable on a projector). ``compact``: only the
+    accepted path and the alternatives branching off it, each with the number of drafted nodes hidden below it."""
     path = set(step.accepted_path)
-    lines = ['digraph eagle { rankdir=LR; bgcolor="transparent"; nodesep=0.08; ranksep=0.3;',
-             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10, margin="0.05,0.02"];',
-             '  edge [arrowsize=0.5];']
+    below = _descendants(step.parents)
+    keep = set(range(len(step.texts)))
+    if compact:
+        keep = {i for i, par in enumerate(step.parents) if i in path or par in path}
+    lines = ['digraph eagle { rankdir=LR; bgcolor="transparent"; nodesep=0.1; ranksep=0.35;',
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, margin="0.08,0.04"];',
+             '  edge [arrowsize=0.6];']
     for i, (text, score) in enumerate(zip(step.texts, step.scores)):
+        if i not in keep:
+            continue
         on = i in path
-        fill = "#b2f2bb" if on else "#e9ecef"
-        color = "#2b8a3e" if on else "#868e96"
-        font = "#1c2233" if on else "#343a40"
-        sub = "root" if i == 0 else f"q={percent(math.exp(score))}"
+        style = "rounded,filled,bold" if on else "rounded,filled,dashed"
+        fill, color = ("#b2f2bb", "#2b8a3e") if on else ("#ffffff", "#495057")
+        sub = "root" if i == 0 else f"q {percent(math.exp(score))}"
+        hidden = below[i] if compact and not on else 0
+        if hidden:
+            sub += f" · +{hidden} below"
         label = html.escape(text[:max_label])
-        lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="7">#{i} {sub}</FONT>>, fillcolor="{fill}", '
-                     f'color="{color}", fontcolor="{font}", penwidth="{2.5 if on else 1}"];')
+        lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="11">#{i} {sub}</FONT>>, fillcolor="{fill}", '
+                     f'color="{color}", fontcolor="#1c2233", style="{style}", penwidth="{2.5 if on else 1.2}"];')
     for i, par in enumerate(step.parents):
-        if par >= 0:
+        if par >= 0 and i in keep and par in keep:
             on = i in path and par in path
-            lines.append(f'  n{par} -> n{i} [color="{"#2b8a3e" if on else "#dee2e6"}", penwidth="{2 if on else 1}"];')
+            lines.append(f'  n{par} -> n{i} [color="{"#2b8a3e" if on else "#868e96"}", penwidth="{2.5 if on else 1}"'
+                         f'{"" if on else ", style=dashed"}];')
     lines.append("}")
     return "\n".join(lines)
 

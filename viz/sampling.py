@@ -76,7 +76,7 @@ def tokens_html(texts, probs, current: int | None = None) -> str:
             f'<span title="step {i + 1}: p = {p:.3f}" style="background:{token_color(p)};color:{text_color(p)};'
             f'border:{border};'
             f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
-            f"{html.escape(t)}</span>"
+            f"{html.escape(t)}</span>" + ("<br>" if t.endswith("\u21b5") else "")  # ↵ also breaks the line
         )
     swatches = " ".join(f'<span style="background:{token_color(v)};color:{text_color(v)};padding:0 6px">{v:g}</span>'
                         for v in (0.0, 0.25, 0.5, 0.75, 1.0))

@@ -1,6 +1,7 @@
 """Strategies side by side: the same prompt, seed, length, device and dtype, run one after another."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 import torch
@@ -12,6 +13,21 @@ from ..models import LoadedModel, ModelLoadError
 from ..settings import RunSettings
 from ..strategies import Loaders, Sizes, build_decoder, describe, direct_loaders
 from . import Progress, StopCheck, never, no_progress
+
+
+def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, i: int, n: int, label: str):
+    """Step a started decoder to the end (decode time is counted inside step() only), telling progress every
+    ~0.3 s; returns (result, stopped early)."""
+    last = time.perf_counter()
+    while not dec.done:
+        dec.step()
+        if should_stop():
+            return dec.result(), True
+        if time.perf_counter() - last > 0.3:
+            made = min(len(dec.tokens), max_new)
+            progress((i + made / max(1, max_new)) / n, f"{label}: {made} of {max_new} tokens")
+            last = time.perf_counter()
+    return dec.result(), False
 
 
 @dataclass(frozen=True)
@@ -56,16 +72,21 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
         if should_stop():
             stopped = True
             break
-        progress(i / len(strategies), label or describe(strategy))
         eager = strategy.name in ("beam", "stochastic-beam", "eagle")  # these run the target eager
         own = replace(run, backend="eager") if eager else run
         try:
             dec = build_decoder(lm, strategy, own, loaders)
             label = label or describe(strategy, Sizes(getattr(dec, "n_draft", None), getattr(dec, "total_tokens", None),
                                                       getattr(dec, "depth", None)))
-            r = dec.start(prompt_ids).run()
-            done.append((label, strategy, r, None))
+            progress(i / len(strategies), label)
+            r, cut = _run(dec.start(prompt_ids), run.max_new_tokens, progress, should_stop, i, len(strategies), label)
+            done.append((label + (f" (stopped after {r.metrics['new_tokens']} tokens)" if cut else ""), strategy, r,
+                         None))
+            if cut:
+                stopped = True
+                break
         except (ModelLoadError, ValueError) as exc:
+            progress(i / len(strategies), label or describe(strategy))
             done.append((label or describe(strategy), strategy, None, str(exc)))
     progress(1.0, "done")
     ref = done[reference] if reference is not None and reference < len(done) and done[reference][2] else None

@@ -10,7 +10,7 @@ from ..decoders import forward
 from ..models import LoadedModel
 from ..processors import apply_processors, build_processors
 from ..settings import Greedy, RunSettings, Sample, Speculative
-from ..speculative import draft_next_logits, expected_speedup, expected_tokens_per_step, verify_sample, verify_topk
+from ..speculative import draft_next_logits, expected_speedup, expected_tokens_per_step
 from ..strategies import Loaders, build_decoder, direct_loaders
 from . import Progress, StopCheck, never, no_progress
 
@@ -110,6 +110,8 @@ class Drift:
     freq: dict                 # rule -> empirical frequency of each shown token
     tv: dict                   # rule -> total-variation distance to p over the whole vocabulary
     trials: int
+    exact: dict = None         # rule -> the rule's exact first-token distribution on the shown tokens
+    tv_exact: dict = None      # rule -> its exact total-variation distance to p (no sampling noise)
 
 
 def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strategy: Speculative, k: int = 5,
@@ -125,19 +127,33 @@ def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strat
     q_logits = draft_next_logits(draft, ids, DynamicCache(), lm.vocab_size)[None]  # as the decoder drafts
     p1 = torch.softmax(apply_processors(procs, ids, p_logits).float(), -1)
     q1 = torch.softmax(apply_processors(procs, ids, q_logits).float(), -1)
-    p2 = torch.cat([p1, p1])  # the rules read p_1..p_{N+1}: with one draft token the bonus row is p_1 again
     gen = torch.Generator().manual_seed(seed)
     topk_name = f"top-{k} (notes)"
-    counts = {topk_name: torch.zeros(p1.shape[1]), "rejection sampling": torch.zeros(p1.shape[1])}
-    for _ in range(trials):
-        y = int(torch.multinomial(q1[0], 1, generator=gen))
-        v = verify_topk([y], p2, k, gen)
-        counts[topk_name][y if v.n_accepted else v.next_token] += 1
-        v = verify_sample([y], p2, q1, torch.rand(1, generator=gen), gen)
-        counts["rejection sampling"][y if v.n_accepted else v.next_token] += 1
     p, q = p1[0].cpu(), q1[0].cpu()
-    freqs = {name: c / trials for name, c in counts.items()}
+    first = _first_tokens(p, q, k, trials, gen)
+    freqs = {topk_name: torch.bincount(first["topk"], minlength=p.numel()).float() / trials,
+             "rejection sampling": torch.bincount(first["sample"], minlength=p.numel()).float() / trials}
+    in_top = torch.zeros_like(p, dtype=torch.bool)
+    in_top[torch.topk(p, min(k, p.numel())).indices] = True
+    exact = {topk_name: torch.where(in_top, q, 0.0) + float(q[~in_top].sum()) * p, "rejection sampling": p}
     top = torch.topk(p + q, min(shown, p.numel())).indices.tolist()
     return Drift(tuple(top), tuple(lm.token_text(t) for t in top), tuple(p[top].tolist()), tuple(q[top].tolist()),
                  {name: tuple(f[top].tolist()) for name, f in freqs.items()},
-                 {name: 0.5 * float((f - p).abs().sum()) for name, f in freqs.items()}, trials)
+                 {name: 0.5 * float((f - p).abs().sum()) for name, f in freqs.items()}, trials,
+                 {name: tuple(e[top].tolist()) for name, e in exact.items()},
+                 {name: 0.5 * float((e - p).abs().sum()) for name, e in exact.items()})
+
+
+def _first_tokens(p: torch.Tensor, q: torch.Tensor, k: int, trials: int, gen: torch.Generator) -> dict:
+    """The first emitted token of ``trials`` one-token speculative steps at once (y ~ q each), under the
+    rules of speculative.verify_topk (accept y in top-k(p), else a sample from p) and verify_sample (accept
+    with probability min(1, p(y)/q(y)), else a sample from norm(max(0, p - q))): one tensor op per rule."""
+    y = torch.multinomial(q, trials, replacement=True, generator=gen)
+    in_top = torch.zeros_like(p, dtype=torch.bool)
+    in_top[torch.topk(p, min(k, p.numel())).indices] = True
+    from_p = torch.multinomial(p, trials, replacement=True, generator=gen)
+    accept = torch.rand(trials, generator=gen) < (p[y] / q[y]).clamp(max=1.0)
+    residual = torch.clamp(p - q, min=0)
+    residual = residual / residual.sum() if float(residual.sum()) > 0 else p
+    from_residual = torch.multinomial(residual, trials, replacement=True, generator=gen)
+    return {"topk": torch.where(in_top[y], y, from_p), "sample": torch.where(accept, y, from_residual)}

@@ -56,7 +56,7 @@ def test_diversity_panel_measures():
     at.slider(key="k").set_value(2).run()
     at.slider(key="div_seeds").set_value(3).run()
     next(b for b in at.button if b.label == "Measure diversity").click().run()
-    table = at.dataframe[-1].value
+    table = next(d.value for d in at.dataframe if "figure" in d.value.columns)
     assert list(table["method"]) == ["plain beam", "sample 3 then beam", "sampling", "stochastic beam (one run, k = n)"]
     plain, hybrid = table.iloc[0], table.iloc[1]
     assert (table["mean log-prob"] < 0).all()
@@ -101,3 +101,34 @@ def test_pruning_thresholds_are_tuned_and_can_be_used():
         assert any(at.toggle(key=k).value for k in ("use_rp", "use_ap", "use_rpl", "use_mc"))
     else:
         assert any("No setting keeps" in w.value for w in at.warning)
+
+
+def test_pin_a_run_and_compare_it_with_the_next():
+    """Pin a k = 4 search as A, switch pruning on: A (pinned, unpruned) and B (pruned) side by side."""
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(6).run()
+    at.button(key="beam_run").click().run()
+    at.button(key="_pin_beam_pin").click().run()
+    assert len(at.get("graphviz_chart")) == 3  # the tree, then A and B
+    at.toggle(key="use_mc").set_value(True).run()
+    at.slider(key="mc").set_value(1).run()
+    at.button(key="beam_run").click().run()
+    labels = [m.value for m in at.markdown if m.value.startswith("**A (pinned)**") or m.value.startswith("**B (now)**")]
+    assert len(labels) == 2 and "no pruning" in labels[0] and "mc 1" in labels[1]
+    table = next(d.value for d in at.dataframe if "figure" in d.value.columns)
+    pruned = table[table["figure"] == "Pruned so far"].iloc[0]
+    assert pruned["A (pinned)"] == "0" and int(pruned["B (now)"]) > 0
+    at.button(key="_pin_beam_unpin").click().run()
+    assert len(at.get("graphviz_chart")) == 1
+    assert not at.exception
+
+
+def test_the_tree_shows_the_last_steps_or_the_whole_search():
+    at = open_app(PAGE)
+    at.slider(key="beam_max_new").set_value(8).run()
+    at.button(key="beam_run").click().run()
+    last = at.get("graphviz_chart")[0].proto.spec
+    assert "prompt" not in last and "…" in last          # the window starts from hypotheses, not the prompt
+    at.radio(key="beam_window").set_value("whole search").run()
+    whole = at.get("graphviz_chart")[0].proto.spec
+    assert "prompt" in whole and whole.count("->") > last.count("->")

@@ -14,6 +14,20 @@ def test_home_lists_pages():
     assert at.sidebar.text_input(key="model").value == "embedded"
 
 
+def test_home_lecture_path_opens_an_experiment():
+    """Every lecture step names its page and what to look at; "Try it" sets that page's controls and opens it."""
+    from ui.texts import LECTURE, LOOK_FIRST
+
+    at = open_app()
+    assert [h.value for h in at.subheader][:len(LECTURE)] == [f"{n} · {s['title']}" for n, s in
+                                                               enumerate(LECTURE, 1)]
+    step = next(s for s in LECTURE if s["page"] == "sampling")
+    at.button(key="try_sampling_0").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.slider(key="temperature").value == step["tries"][0][2]["temperature"] == 0.3
+    assert any(LOOK_FIRST["Sampling"] == i.value for i in at.info)
+
+
 def test_processor_sliders_change_the_distribution():
     at = open_app(PAGE)
     assert metric(at, "Tokens left") == "49,152"

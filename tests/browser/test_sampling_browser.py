@@ -67,3 +67,23 @@ def test_cost_of_sampling_page_measures_both_regimes(server, page):
     assert page.locator("[data-testid='stPlotlyChart']").count() == 3
     no_exception(page)
     screenshot(page, "sampling-cost")
+
+
+def test_run_to_end_stops_and_keeps_its_steps(server, page):
+    """Run to end inside the step-through fragment: Stop ends it early, and the steps made so far stay."""
+    import re
+
+    page.goto(server + "/sampling?max_new=256&draws=100")
+    wait_idle(page)
+    page.get_by_role("button", name="Run to end").click()
+    stop = page.get_by_role("button", name="Stop (keep what is measured so far)")
+    stop.wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"Decoding… [1-9]\d* tokens")).first.wait_for(timeout=60_000)
+    stop.click()
+    wait_idle(page, timeout=120_000)
+    drew = page.get_by_text(re.compile(r"^Step \d+ drew")).first
+    drew.wait_for()
+    n = int(re.search(r"Step (\d+)", drew.inner_text()).group(1))
+    assert 1 <= n < 256
+    assert page.get_by_role("button", name="Step", exact=True).is_enabled()  # not at the end: more to decode
+    no_exception(page)

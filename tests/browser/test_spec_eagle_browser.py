@@ -80,3 +80,21 @@ def test_eagle_heads_and_device_sizing(server, page):
     assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
     no_exception(page)
     screenshot(page, "eagle1")
+
+
+def test_a_stopped_study_keeps_its_partial_result(server, page):
+    """Run all on Compare with long outputs, press Stop while it measures: the runs finished so far (and the
+    one under way, cut where it stopped) are shown, marked as stopped."""
+    page.goto(server + "/compare?cmp_max_new=200&cmp_pick=greedy,sampling,beam%20search")
+    wait_idle(page)
+    page.get_by_role("button", name="Run all").click()
+    stop = page.get_by_role("button", name="Stop (keep what is measured so far)")
+    stop.wait_for(timeout=60_000)
+    page.get_by_text("of 200 tokens").first.wait_for(timeout=60_000)  # decoding is under way
+    stop.click()
+    wait_idle(page, timeout=120_000)
+    page.get_by_text("Stopped early").wait_for()
+    page.locator("[data-testid='stDataFrame']").wait_for()
+    assert page.get_by_text("stopped after").count() > 0
+    no_exception(page)
+    screenshot(page, "compare-stopped")

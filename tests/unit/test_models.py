@@ -51,3 +51,23 @@ def test_device_and_dtype_errors():
 def test_embedded_gguf_is_found_without_importing_the_package():
     path = embedded_gguf_path()
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
+
+
+def test_visible_token_glyphs():
+    from decoding_core.models import visible_token
+
+    assert visible_token("\n\n ") == "\u21b5\u21b5\u2423"            # whitespace-only: every char a glyph
+    assert visible_token(" there") == " there"                        # a word keeps its leading space
+    assert visible_token("a\tb") == "a\u21e5b"
+    assert visible_token("") == "\u2205"
+    assert visible_token("\x07") == "\\x07"                           # control characters escaped, never raw
+    # a partial UTF-8 character: its bytes (GPT-2 byte-level spelling 'ĠðŁĺ' = b' \xf0\x9f\x98')
+    assert visible_token(" \ufffd", "\u0120\u00f0\u0141\u013a") == "\u2423\u27e8F0 9F 98\u27e9"
+    assert visible_token("\ufffd", None) == "\ufffd"                  # no byte spelling: shown as decoded
+
+
+def test_tokens_html_breaks_after_newline():
+    from viz.sampling import tokens_html
+
+    html_ = tokens_html(["a", "\u21b5", "b"], [0.5, 0.5, 0.5])
+    assert html_.count("<br>") == 1 and html_.index("<br>") < html_.index(">b<")

@@ -139,3 +139,32 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     strict = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid, fidelity=1.01)
     assert strict.recommendation is None  # nothing can keep more than every prompt
     json.dumps(as_json(sweep))
+
+
+def test_drift_matches_the_decoders_rules(target, loaders):
+    """The vectorised drift draws from each rule's exact first-token law, and that law is what the decoder's
+    own verify_topk / verify_sample produce one trial at a time."""
+    from decoding_core.speculative import verify_sample, verify_topk
+
+    strategy = Speculative(rule="topk", sampling=SamplingSettings(temperature=2.0))
+    drift = speculative.topk_drift(target, loaders.draft(target, "embedded"), PROMPT, strategy, k=3,
+                                   trials=40000, seed=1, shown=target.vocab_size)
+    for name in drift.freq:
+        tv = 0.5 * sum(abs(f - e) for f, e in zip(drift.freq[name], drift.exact[name]))
+        assert tv < 0.03, (name, tv)
+    assert drift.tv_exact["rejection sampling"] == pytest.approx(0.0, abs=1e-6)
+    assert drift.tv_exact["top-3 (notes)"] > 0.05
+    p = torch.tensor(drift.p)[None].repeat(2, 1)
+    q = torch.tensor(drift.q)[None]
+    gen = torch.Generator().manual_seed(2)
+    order = {t: i for i, t in enumerate(drift.ids)}
+    counts = {"topk": torch.zeros(len(order)), "sample": torch.zeros(len(order))}
+    for _ in range(4000):
+        y = int(torch.multinomial(q[0], 1, generator=gen))
+        v = verify_topk([y], p, 3, gen)
+        counts["topk"][y if v.n_accepted else v.next_token] += 1
+        v = verify_sample([y], p, q, torch.rand(1, generator=gen), gen)
+        counts["sample"][y if v.n_accepted else v.next_token] += 1
+    for rule, name in (("topk", "top-3 (notes)"), ("sample", "rejection sampling")):
+        tv = 0.5 * float((counts[rule] / 4000 - torch.tensor(drift.exact[name])).abs().sum())
+        assert tv < 0.06, (rule, tv)

@@ -1,0 +1,72 @@
+"""Tree pictures: the compact EAGLE tree and the beam window keep what a student must see, and nothing else."""
+import re
+from types import SimpleNamespace
+
+from viz.beam import search_graph, to_dot
+from viz.eagle import _descendants, tree_dot
+
+
+def eagle_step():
+    #        0
+    #      /   \
+    #     1     2        accepted path 0 -> 1 -> 3
+    #    / \    |
+    #   3   4   5
+    #   |       |
+    #   6       7
+    parents = (-1, 0, 0, 1, 1, 2, 3, 5)
+    return SimpleNamespace(texts=tuple(f"t{i}" for i in range(8)), scores=(0.0,) + (-0.5,) * 7,
+                           parents=parents, accepted_path=(0, 1, 3))
+
+
+def nodes(dot):
+    return set(map(int, re.findall(r"^\s+n(\d+) \[label", dot, re.M)))
+
+
+def test_descendant_counts():
+    assert _descendants(eagle_step().parents) == [7, 3, 2, 1, 0, 1, 0, 0]
+
+
+def test_compact_eagle_tree_keeps_the_path_and_its_alternatives():
+    step = eagle_step()
+    full, compact = tree_dot(step, compact=False), tree_dot(step)
+    assert nodes(full) == set(range(8))
+    assert nodes(compact) == {0, 1, 2, 3, 4, 6}          # path, children of path nodes
+    assert "+2 below" in compact                          # node 2 hides 5 and 7
+    assert 'fontsize=14' in compact and "q 61%" in compact  # exp(-0.5) as a percentage
+    assert "n2 -> n5" not in compact
+
+
+class Cand(SimpleNamespace):
+    pass
+
+
+def beam_steps(n_steps=6):
+    """A two-beam search: at step s each of the two running hypotheses gets one kept child."""
+    steps, node, running = [], 1, [0, 0]
+    for s in range(n_steps):
+        cands, new = [], []
+        for b, parent in enumerate(sorted(set(running)) if s == 0 else running):
+            for k in range(2 if s == 0 else 1):
+                cands.append(Cand(node=node, parent=parent, token_text=f"s{s}b{b}k{k}", score=-s - 0.1 * k,
+                                  token_logp=-0.1, status="kept", rules=(), rank=k))
+                new.append(node)
+                node += 1
+        running = new
+        steps.append(SimpleNamespace(kind="beam", candidates=cands,
+                                     frontier=[SimpleNamespace(node=n) for n in new]))
+    return steps
+
+
+def test_beam_window_draws_only_the_last_steps_from_named_roots():
+    steps = beam_steps(6)
+    whole = search_graph(steps, "prompt")
+    last = search_graph(steps, "prompt", window=2)
+    assert 0 in whole and 0 not in last
+    assert len(whole) == 1 + 2 * 6 and len(last) == 2 + 2 * 2   # two cut roots + two steps of two beams
+    roots = [n for n, d in last.nodes(data=True) if d.get("cut")]
+    assert len(roots) == 2 and all(last.nodes[r]["label"].startswith("…") for r in roots)
+    assert "s3b0k0" in last.nodes[roots[0]]["label"] or "s3b0k0" in last.nodes[roots[1]]["label"]
+    dot = to_dot(last)
+    assert "prompt" not in dot and dot.count("->") == 4
+    assert search_graph(steps, "prompt", window=10).number_of_nodes() == whole.number_of_nodes()
