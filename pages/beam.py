@@ -8,7 +8,7 @@ from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui.controls import Controls, Param, stepper
-from ui.lab import open_page
+from ui.lab import chart, open_page
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
@@ -146,7 +146,7 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
         st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "
                    "held-out instructions) with this page's beam width, length and EOS policy.")
         return
-    st.plotly_chart(pruning_tradeoff_figure(sweep, FIDELITY), width="stretch")
+    chart(st, pruning_tradeoff_figure(sweep, FIDELITY), width="stretch")
     rec = sweep.recommendation
     if rec:
         chosen = ", ".join(f"{k} = {v:g}" for k, v in rec["settings"].items() if v is not None)

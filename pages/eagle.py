@@ -7,9 +7,9 @@ from decoding_core.models import ModelLoadError
 from decoding_core.settings import HEADS, TREES, Eagle, Greedy, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
-from ui import loaders
+from ui import loaders, params
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import open_page
+from ui.lab import chart, open_page
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
@@ -109,12 +109,12 @@ def render() -> None:
         st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")
         depth = {r.label: list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
-            st.plotly_chart(depth_figure(depth), width="stretch")
+            chart(st, depth_figure(depth), width="stretch")
             st.caption(TEXT["eagle.depth"])
     if choice and choice.get("reason") == "measured":
         st.header("Choosing the tree size for this device")
         st.markdown(TEXT["eagle.sizing"].format(total=sizes.total_tokens, depth=sizes.depth))
-        st.plotly_chart(sizing_figure(choice, "tree"), width="stretch")
+        chart(st, sizing_figure(choice, "tree"), width="stretch")
         one = choice["verify_s"][1]
         st.caption(f"One forward over 1 token: {1000 * one:.0f} ms; over {sizes.total_tokens} tokens: "
                    f"{1000 * choice['verify_s'].get(sizes.total_tokens, one):.0f} ms; one head level over "
@@ -150,8 +150,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     st.caption(TEXT["eagle.mask"])
     labels = [f"#{i} {t}" for i, t in enumerate(step.texts)]
     sel = st.selectbox("Select a node to see what it attends to", range(len(labels)), format_func=labels.__getitem__,
-                       key=f"eagle_node_{step.index}")
-    st.plotly_chart(mask_figure(step, sel), width="stretch")
+                       index=node_from_link(len(labels)), key=f"eagle_node_{step.index}")
+    if st.query_params.get("eagle_node") != str(sel):
+        st.query_params["eagle_node"] = str(sel)  # the link reopens this node
+    chart(st, mask_figure(step, sel), width="stretch")
     visible = [labels[j] for j in range(len(labels)) if step.mask[sel, j]]
     st.markdown(f"**{labels[sel]}** attends to the whole prefix plus: {', '.join(visible)} (itself and its "
                 "ancestors). Under the plain causal mask it would also see every earlier node in the flattened "
@@ -168,6 +170,20 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
         ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"),
         ("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}"),
         ("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}"))))
+
+
+def node_from_link(n_nodes: int) -> int:
+    """The link's selected node ``eagle_node`` (validated like widget input; a node this tree lacks: the root)."""
+    raw = st.query_params.get("eagle_node")
+    if raw is None:
+        return 0
+    try:
+        node = params.parse(raw, int, 0, 96)
+    except ValueError as exc:
+        params.warn(f"Ignored the link's value eagle_node={raw!r} ({exc}); showing the root.")
+        st.query_params["eagle_node"] = "0"
+        return 0
+    return node if node < n_nodes else 0
 
 
 def explain(kind: str) -> None:
@@ -202,7 +218,7 @@ def explain(kind: str) -> None:
                      f"{info['heldout']['top1_agreement']:.2f}.")
     st.markdown(" ".join(lines))
     if info.get("losses"):
-        st.plotly_chart(loss_figure(info), width="stretch")
+        chart(st, loss_figure(info), width="stretch")
     with st.expander("The manifest"):
         st.json(info, expanded=False)
 

@@ -7,7 +7,7 @@ from decoding_core.strategies import build_decoder, describe
 from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import open_page
+from ui.lab import chart, open_page
 from ui.pin import Snapshot, pin_panel
 from ui.texts import TEXT
 from viz.sampling import distribution_figure, histogram_figure, tokens_html
@@ -36,7 +36,7 @@ def render() -> None:
     raw = loaders.next_logits(lab)
     nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
     with right:
-        st.plotly_chart(distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),
+        chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),
                         width="stretch")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Tokens left", f"{nt.kept:,}", help="with probability > 0 after the processors")
@@ -61,7 +61,7 @@ def render() -> None:
                                                          min(20, P["top_n"]), raw=raw))
     fit = results.get("draws", key, "Draw samples")
     if fit:
-        st.plotly_chart(histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}),
+        chart(st, histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}),
                         width="stretch")
         st.dataframe(sampler_rows(fit), hide_index=True, width="stretch")
         st.caption(TEXT["sampling.block_trick"])
@@ -72,7 +72,7 @@ def render() -> None:
     st.markdown(TEXT["sampling.pitfall"])
     P.show("pitfall_steps")
     rn = study.reused_noise(lm, prompt_ids, settings, int(P["pitfall_steps"]), lab.seed, min(15, P["top_n"]), raw=raw)
-    st.plotly_chart(histogram_figure(rn.shown_texts, rn.exact, {"fresh noise": rn.fresh_freq,
+    chart(st, histogram_figure(rn.shown_texts, rn.exact, {"fresh noise": rn.fresh_freq,
                                                                 "reused noise (bug)": rn.reused_freq},
                                      title=f"{rn.steps} steps on one distribution"), width="stretch")
     st.markdown(f"Distinct tokens drawn: **{rn.distinct_fresh}** with fresh noise, **{rn.distinct_reused}** with "
@@ -101,7 +101,7 @@ def step_through(lab, strategy, run, prompt_ids):
         st.markdown(f"**Step {rec.index + 1}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "
                     f"(raw {rec.raw_prob:.3f}); {rec.kept:,} tokens were left after the processors, entropy "
                     f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
-        st.plotly_chart(distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
+        chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
                                             title=f"Distribution at step {rec.index + 1}"), width="stretch")
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
                    f"({dec.target.active} target forward).")

@@ -5,7 +5,7 @@ from decoding_core.sampling_cost import COMPLEXITY
 from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
-from ui.lab import open_page
+from ui.lab import chart, open_page
 from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.sampling_cost import cost_vs_k_figure, cost_vs_n_figure, decoding_figure
@@ -42,11 +42,11 @@ def render() -> None:
     k = lab.lm.vocab_size
     st.subheader("Regime 1: n draws from ONE distribution")
     st.markdown(TEXT["cost.one"])
-    st.plotly_chart(cost_vs_n_figure(rec, k), width="stretch")
-    st.plotly_chart(cost_vs_k_figure(rec, P["cost_n"]), width="stretch")
+    chart(st, cost_vs_n_figure(rec, k), width="stretch")
+    chart(st, cost_vs_k_figure(rec, P["cost_n"]), width="stretch")
     st.subheader("Regime 2: one draw from each NEW distribution (decoding)")
     st.markdown(TEXT["cost.new"])
-    st.plotly_chart(decoding_figure(rec, k), width="stretch")
+    chart(st, decoding_figure(rec, k), width="stretch")
     st.markdown("**What the measurements say**\n\n" + "\n".join(f"- {c}" for c in rec.crossovers))
     st.markdown(TEXT["cost.why"])
     with st.expander("Is every method exact? Chi-square against the exact softmax"):

@@ -9,12 +9,13 @@ from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import open_page
+from ui.lab import chart, open_page
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
 from viz.eagle import sizing_figure
-from viz.speculative import SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_figure
+from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_explanation,
+                             sweep_figure)
 from viz.tables import drift_rows, sweep_rows
 
 P = Controls([
@@ -93,7 +94,7 @@ def render() -> None:
         with st.expander(f"Sized for this device: N = {sizes.n_draft} (held-out τ {choice['tau']:.2f}, expected "
                          f"{choice['tokens_per_s']:.1f} tokens/s). How it was chosen"):
             st.markdown(TEXT["spec.sizing"].format(draft_ms=1000 * choice["draft_step_s"]))
-            st.plotly_chart(sizing_figure(choice, "chain"), width="stretch")
+            chart(st, sizing_figure(choice, "chain"), width="stretch")
     elif choice:
         st.caption(f"N = {sizes.n_draft}: {choice['reason']}.")
     step_through(lab, strategy, run, sizes, prompt_ids, draft is None)
@@ -114,16 +115,16 @@ def render() -> None:
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
-        f1.plotly_chart(sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ",
+        chart(f1, sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ",
                                      "tokens per target forward"), width="stretch")
-        f2.plotly_chart(sweep_figure(rows, "speed-up", "speed-up (theory)", "Speed-up over plain decoding", "×"),
+        chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", "Speed-up over plain decoding", "×"),
                         width="stretch")
         st.markdown(f"Measured α = **{sweep.alpha:.2f}**, c = **{sweep.c:.2f}**. Best measured N = **{sweep.best.n}** "
-                    f"({sweep.best.speedup:.2f}×). Where the curves part, acceptance is not independent of position "
-                    "(drafts are easier right after a correction) or fixed costs dominate.")
+                    f"({sweep.best.speedup:.2f}×).")
+        st.markdown("**Why the measured curve differs from the theory.** " + sweep_explanation(sweep))
         st.subheader("The price of a long draft")
         st.markdown(TEXT["spec.price"])
-        st.plotly_chart(price_figure(rows), width="stretch")
+        chart(st, price_figure(rows), width="stretch")
         with st.expander("The numbers"):
             st.dataframe(rows, hide_index=True, width="stretch")
     drift_section(lab, draft, strategy, prompt_ids)
@@ -153,7 +154,7 @@ def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
                                                         int(P["drift_trials"]), lab.seed))
     drift = results.get("drift", key, "Measure the drift")
     if drift:
-        st.plotly_chart(drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), width="stretch")
+        chart(st, drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), width="stretch")
         st.dataframe(drift_rows(drift), hide_index=True, width="stretch")
         st.caption(TEXT["spec.drift_noise"])
 
@@ -183,7 +184,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                    "step; later drafts are discarded. "
                    + ("Prompt lookup has no q: it counts as a point mass (q = 1)." if lookup else ""))
         if step.residual_top is not None and strategy.rule == "sample":
-            st.plotly_chart(residual_figure(step.residual_top), width="stretch")
+            chart(st, residual_figure(step.residual_top), width="stretch")
     with right:
         m = metrics_so_far(dec.history[: cursor + 1])
         a, b = st.columns(2)

@@ -131,6 +131,8 @@ def lab() -> Lab:
     SIDEBAR.show("backend", sb)
     SIDEBAR.show("present", sb)
     SIDEBAR.sync()
+    with sb:
+        copy_link_button()
     if ss.present:
         st.html(PRESENTATION_CSS)
 
@@ -182,3 +184,40 @@ def need_prompt(lab_: Lab) -> list[int]:
         st.info(f"{lab_.prompt_error} The sidebar's **Prompt** box is where it goes.")
         st.stop()
     return lab_.prompt_ids
+
+
+def chart(where, fig, **kw) -> None:
+    """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector)."""
+    if st.session_state.get("present"):
+        import plotly.graph_objects as go
+
+        fig = go.Figure(fig)  # a copy: the builder's figure stays as it was
+        fig.update_layout(font_size=18, title_font_size=22, legend_font_size=16,
+                          **({"height": int(fig.layout.height * 1.25)} if fig.layout.height else {}))
+        fig.update_xaxes(tickfont_size=15, title_font_size=17)
+        fig.update_yaxes(tickfont_size=15, title_font_size=17)
+        fig.update_annotations(font_size=17)
+    where.plotly_chart(fig, **kw)
+
+
+COPY_LINK = """<div style="font-family:'Source Sans Pro',sans-serif">
+<button id="copy" style="width:100%;padding:6px 10px;border:1px solid #c5cbd8;border-radius:8px;background:#fff;
+ color:#1c2233;font-size:15px;cursor:pointer">Copy a link to this view</button></div>
+<script>
+const b = document.getElementById("copy");
+b.onclick = async () => {
+  const url = window.parent.location.href;  // the address bar: every setting, step position and choice
+  try { await navigator.clipboard.writeText(url); b.textContent = "Link copied"; }
+  catch (e) { window.prompt("Copy this link:", url); }
+  setTimeout(() => { b.textContent = "Copy a link to this view"; }, 1600);
+};
+</script>"""
+
+
+def copy_link_button() -> None:
+    """A button that copies the page's address (settings, step position, selected node: all in the URL),
+    read when it is clicked, so steps taken since the last full run are included."""
+    import streamlit.components.v1 as components
+
+    components.html(COPY_LINK, height=42)
+

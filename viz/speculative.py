@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import plotly.graph_objects as go
 
@@ -122,3 +123,27 @@ def price_figure(rows) -> go.Figure:
     fig.update_layout(height=360, margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.3),
                       font=dict(size=14), plot_bgcolor="white")
     return fig
+
+
+def sweep_explanation(sweep) -> str:
+    """Why the measured speed-up differs from the theory curve, in words, from the sweep's own measurements:
+    the theory charges a step (N c + 1) plain-token times and assumes acceptance alpha at every position; the
+    sweep measured what a step really waited (draft + verify) and the tau really reached."""
+    t = 1000 / sweep.plain_tokens_per_s                 # ms per token of plain decoding, this run
+    best, last = sweep.best, sweep.rows[-1]
+    parts = [f"Plain decoding took **{t:.0f} ms** per token here."]
+    for r in ([best] if best.n == last.n else [best, last]):
+        verify = max(0.0, r.step_ms_median - r.draft_ms_per_step)
+        cost_theory = r.n * r.c + 1                          # step cost the theory charges, in plain tokens
+        cost = r.step_ms_median / t                           # what the median step cost
+        tau_gap, cost_gap = r.tau / r.tau_theory, cost_theory / cost
+        cause = ("acceptance: τ reached {:.2f} where α predicts {:.2f} (later drafts are accepted less often "
+                 "than α)".format(r.tau, r.tau_theory) if abs(math.log(tau_gap)) > abs(math.log(cost_gap)) else
+                 "the step's cost: {:.2f} plain tokens where the theory charges {:.2f}{}".format(
+                     cost, cost_theory, ", because verifying N + 1 tokens costs more than one forward"
+                     if verify / t > 1.15 else ", mostly the draft"))
+        parts.append(f"At **N = {r.n}** a step waited **{r.step_ms_median:.0f} ms**: the draft "
+                     f"{r.draft_ms_per_step:.0f} ms and the verify pass {verify:.0f} ms (= {verify / t:.2f}× one "
+                     f"plain token; the theory counts 1.00×). Measured {r.speedup:.2f}× against the theory's "
+                     f"{r.speedup_theory:.2f}×; the larger gap is {cause}.")
+    return " ".join(parts)

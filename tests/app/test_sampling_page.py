@@ -124,3 +124,15 @@ def test_a_link_with_a_step_position_reopens_that_step():
     bad.query_params["sampling_pos"] = "-2"
     bad.run()
     assert not bad.exception
+
+
+def test_presentation_mode_enlarges_chart_type():
+    import json
+
+    def font(at):
+        return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"].get("font", {}).get("size")
+
+    at = open_app(PAGE)
+    assert font(at) != 18
+    at = open_app(PAGE, query={"present": "true"})
+    assert font(at) == 18

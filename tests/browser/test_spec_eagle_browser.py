@@ -98,3 +98,29 @@ def test_a_stopped_study_keeps_its_partial_result(server, page):
     assert page.get_by_text("stopped after").count() > 0
     no_exception(page)
     screenshot(page, "compare-stopped")
+
+
+def test_a_link_restores_the_step_and_the_selected_node_and_copies(server, browser):
+    """eagle_pos and eagle_node reopen the same step with the same node selected; the sidebar's button
+    copies the current address (read at the click, so it includes the steps just taken)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = ctx.new_page()
+    try:
+        page.goto(server + "/eagle?eagle_max_new=24&eagle_pos=3&eagle_node=2")
+        wait_idle(page, timeout=240_000)
+        page.get_by_text("Step 3", exact=False).first.wait_for()
+        attends = page.get_by_text("attends to the whole prefix plus").first
+        attends.wait_for()
+        assert attends.inner_text().startswith("#2 ")
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+        assert "eagle_pos=4" in page.url
+        frame = page.frame_locator("iframe").first
+        frame.get_by_role("button", name="Copy a link to this view").click()
+        page.wait_for_timeout(500)
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.url and "eagle_pos=4" in copied
+        no_exception(page)
+    finally:
+        ctx.close()

@@ -70,3 +70,16 @@ def test_beam_window_draws_only_the_last_steps_from_named_roots():
     dot = to_dot(last)
     assert "prompt" not in dot and dot.count("->") == 4
     assert search_graph(steps, "prompt", window=10).number_of_nodes() == whole.number_of_nodes()
+
+
+def test_sweep_explanation_names_the_larger_gap_from_the_measurements():
+    from decoding_core.studies.speculative import Sweep, SweepRow
+    from viz.speculative import sweep_explanation
+
+    # plain decoding 20 tok/s = 50 ms/token. N = 4: the verify pass costs 90 ms (1.8 tokens), draft 20 ms.
+    slow_verify = SweepRow(4, 2.0, 0.25, 0.9, 0.1, 2.1, 1.5, 110.0, 130.0, 20.0, 1.0)
+    text = sweep_explanation(Sweep((slow_verify,), 0.4, 0.1, 20.0))
+    assert "50 ms" in text and "1.80× one plain token" in text and "verifying N + 1 tokens" in text
+    # the same costs as the theory (1.4 tokens per step), but tau far below alpha's prediction
+    low_tau = SweepRow(4, 1.2, 0.05, 0.86, 0.1, 2.1, 1.5, 70.0, 80.0, 20.0, 1.0)
+    assert "acceptance: τ reached 1.20 where α predicts 2.10" in sweep_explanation(Sweep((low_tau,), 0.4, 0.1, 20.0))
