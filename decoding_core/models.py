@@ -214,15 +214,68 @@ def embedded_cache_dir() -> Path:
     return cache_root() / "smollm2-135m-instruct"
 
 
+CACHE_MANIFEST = "cache-manifest.json"
+_VERIFIED: set[str] = set()  # cache folders whose checksums matched in this process
+_VERIFY_LOCK = threading.Lock()
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_cache_manifest(folder: Path) -> None:
+    """Sizes and sha256 of every file in a converted cache folder (written before the folder is renamed
+    into place, so a cache without a whole manifest is never taken as whole)."""
+    import json
+
+    files = {p.name: [p.stat().st_size, _sha256(p)] for p in sorted(folder.iterdir()) if p.is_file()}
+    (folder / CACHE_MANIFEST).write_text(json.dumps({"files": files}, indent=1))
+
+
+def cache_problem(folder: Path, checksums: bool = True) -> str | None:
+    """Why a converted cache folder cannot be trusted (None when it can): no manifest, a missing file, a
+    size or (``checksums``) a sha256 that differs from the manifest."""
+    import json
+
+    try:
+        files = json.loads((folder / CACHE_MANIFEST).read_text())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "it has no readable manifest of its files"
+    for name, (size, digest) in files.items():
+        path = folder / name
+        if not path.is_file():
+            return f"{name} is missing"
+        if path.stat().st_size != size:
+            return f"{name} has {path.stat().st_size:,} bytes, not {size:,} (truncated or damaged)"
+    if checksums:
+        for name, (_, digest) in files.items():
+            if _sha256(folder / name) != digest:
+                return f"{name} does not match its checksum (damaged)"
+    return None
+
+
 def convert_embedded(progress: Progress | None = None) -> Path:
-    """Convert the embedded GGUF once into a safetensors folder; return that folder."""
+    """Convert the embedded GGUF once into a safetensors folder and return it. An existing cache is checked
+    against its manifest first (sizes every time, sha256 once per process) and rebuilt when it fails."""
     target = embedded_cache_dir()
-    if (target / "model.safetensors").exists() and (target / "tokenizer.json").exists():
-        return target
+    say = progress or (lambda msg, frac: log.info(msg))
+    if target.exists():
+        with _VERIFY_LOCK:
+            problem = cache_problem(target, checksums=str(target) not in _VERIFIED)
+            if problem is None:
+                _VERIFIED.add(str(target))
+                return target
+        log.warning("The embedded model's cache %s cannot be trusted (%s): rebuilding it", target, problem)
+        say(f"The cached copy of the embedded model is damaged ({problem}): rebuilding it", 0.02)
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     gguf = embedded_gguf_path()
-    say = progress or (lambda msg, frac: log.info(msg))
     say(f"First start: reading the GGUF file {gguf.name} (about 20 s, once)", 0.05)
     folder, name = str(gguf.parent), gguf.name
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
@@ -240,11 +293,18 @@ def convert_embedded(progress: Progress | None = None) -> Path:
     try:
         plain.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
+        write_cache_manifest(tmp)
         if target.exists():
-            shutil.rmtree(target)
-        tmp.rename(target)  # atomic: a half-written cache is never taken for a whole one
+            shutil.rmtree(target, ignore_errors=True)
+        try:
+            tmp.rename(target)  # atomic: a half-written cache is never taken for a whole one
+        except OSError:
+            if cache_problem(target, checksums=False) is not None:  # not another process's whole copy
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    with _VERIFY_LOCK:
+        _VERIFIED.add(str(target))
     say("Converted; later starts load from the cache", 0.9)
     return target
 
@@ -310,8 +370,18 @@ def _from_pretrained(source: str, torch_dtype: torch.dtype):
             f"provide it (offline, a typo, or a gated model). Details: {str(exc).splitlines()[0]}"
         ) from exc
     except (ValueError, KeyError, RuntimeError) as exc:
-        raise ModelLoadError(f"{source!r} is not a causal language model transformers can load: {exc}") from exc
+        raise ModelLoadError(f"{source!r} is not a causal language model transformers can load: "
+                             f"{_short(exc)}") from exc
+    except Exception as exc:  # noqa: BLE001 - e.g. SafetensorError on corrupt or truncated weights
+        raise ModelLoadError(f"{source!r} could not be read ({type(exc).__name__}: {_short(exc)}); its weights may be "
+                             "corrupt or truncated.") from exc
     return tokenizer, model
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    """The first line of an error message, cut to ``limit`` characters (messages echo what they were given)."""
+    text = (str(exc).splitlines() or [""])[0]
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def load_model(

@@ -12,7 +12,7 @@ from viz.tables import compare_rows
 
 STRATEGIES = ("greedy", "sampling", "beam search", "speculative (draft)", "prompt lookup", "EAGLE")
 P = Controls([
-    Param("cmp_max_new", 48, "Max new tokens", 4, 256),
+    Param("cmp_max_new", 32, "Max new tokens", 4, 256),
     Param("cmp_temperature", 0.8, "Sampling T", 0.05, 3.0, 0.05),
     Param("cmp_top_p", 0.95, "Sampling top-p", 0.01, 1.0, 0.01),
     Param("cmp_k", 4, "Beam width k", 1, 16),

@@ -37,7 +37,7 @@ P = Controls([
           help="compact: the accepted path and the alternatives branching off it, each with how many drafted "
                "nodes hang below it; whole tree: every drafted node."),
     Param("eagle_max_new", 48, "Max new tokens", 2, 256),
-    Param("cmp_tokens", 48, "Tokens", 8, 256),
+    Param("cmp_tokens", 32, "Tokens", 8, 256),
 ] + sampling_table("eagle_"))
 
 

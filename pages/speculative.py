@@ -38,8 +38,10 @@ P = Controls([
     Param("verify_k", 3, "K", 1, 50),
     Param("target_sample", False, "Target samples (else argmax)"),
     Param("spec_max_new", 48, "Max new tokens", 2, 256),
-    Param("sweep_max_n", 8, "N from 1 to", 2, 12),
-    Param("sweep_tokens", 32, "Tokens per run", 8, 128),
+    Param("sweep_max_n", 6, "N from 1 to", 2, 12),
+    Param("sweep_tokens", 24, "Tokens per run", 8, 128),
+    Param("sweep_repeats", 2, "Repeats", 1, 5, help="Each repeat times plain decoding and every N again; the chart "
+                                                    "shows the mean and the spread (± one standard deviation)."),
     Param("drift_k", 5, "K for top-K", 1, 50),
     Param("drift_trials", 3000, "Trials", 200, 20000, 200, widget="number"),
 ] + sampling_table("spec_", rep=True))
@@ -103,14 +105,15 @@ def render() -> None:
     st.markdown(TEXT["spec.sweep"])
     st.latex(r"\text{speed-up}(N) = \frac{1-\alpha^{N+1}}{(1-\alpha)(Nc+1)}")
     st.markdown(TEXT["spec.sweep_measured"])
-    s1, s2, s3 = st.columns(3)
+    s1, s2, s3, s4 = st.columns(4)
     P.show("sweep_max_n", s1)
     P.show("sweep_tokens", s2)
+    P.show("sweep_repeats", s3)
     sweep_run = RunSettings(P["sweep_tokens"], lab.seed, lab.backend, stop_at_eos=False)
-    key = (lab.key, strategy, sweep_run, P["sweep_max_n"])
-    if s3.button("Run the sweep", type="primary", width="stretch"):
-        measure("sweep", key, lambda progress, stop: study.n_sweep(lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"],
-                                                                   loaders.CACHED, progress, stop))
+    key = (lab.key, strategy, sweep_run, P["sweep_max_n"], P["sweep_repeats"])
+    if s4.button("Run the sweep", type="primary", width="stretch"):
+        measure("sweep", key, lambda progress, stop: study.n_sweep(
+            lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"], loaders.CACHED, progress, stop, P["sweep_repeats"]))
     sweep = kept("sweep", key, "Run the sweep")
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)

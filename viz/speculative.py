@@ -82,8 +82,11 @@ def residual_figure(residual_top, title="At the rejection: p, q and the residual
 def sweep_figure(rows, metric: str, theory_key: str, title: str, yaxis: str) -> go.Figure:
     ns = [r["N"] for r in rows]
     fig = go.Figure()
-    fig.add_scatter(x=ns, y=[r[metric] for r in rows], mode="lines+markers", name="measured",
-                    line=dict(color="#3b5bdb", width=3))
+    sd = [r.get(f"{metric} sd") or 0.0 for r in rows]
+    fig.add_scatter(x=ns, y=[r[metric] for r in rows], mode="lines+markers",
+                    name="measured" + (f" (mean ± sd of {rows[0]['repeats']} runs)" if any(sd) else ""),
+                    line=dict(color="#3b5bdb", width=3),
+                    error_y=dict(type="data", array=sd, visible=True, thickness=1.5) if any(sd) else None)
     fig.add_scatter(x=ns, y=[r[theory_key] for r in rows], mode="lines", name="theory (i.i.d. α)",
                     line=dict(color="#e8590c", dash="dash"))
     fig = _layout(fig, title, yaxis=yaxis)

@@ -30,7 +30,8 @@ def diversity_rows(div) -> list[dict]:
 def sweep_rows(sweep) -> list[dict]:
     """One row per N with the names sweep_figure reads."""
     return [{"N": r.n, "tau": _r(r.tau), "tau (theory)": _r(r.tau_theory), "acceptance": _r(r.acceptance),
-             "speed-up": _r(r.speedup), "speed-up (theory)": _r(r.speedup_theory), "c": _r(r.c),
+             "speed-up": _r(r.speedup), "speed-up sd": _r(r.speedup_sd), "repeats": r.repeats,
+             "speed-up (theory)": _r(r.speedup_theory), "c": _r(r.c),
              "step (ms, median)": _r(r.step_ms_median, 1), "step (ms, p90)": _r(r.step_ms_p90, 1),
              "draft per step (ms)": _r(r.draft_ms_per_step, 1), "step memory (MiB)": _r(r.step_mib, 2)}
             for r in sweep.rows]

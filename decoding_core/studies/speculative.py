@@ -48,6 +48,8 @@ class SweepRow:
     step_ms_p90: float         # ... and its 90th percentile
     draft_ms_per_step: float   # the draft's share of a step (median)
     step_mib: float            # working memory of one step's logits and probabilities, from tensor shapes
+    speedup_sd: float = 0.0    # standard deviation of the speed-up over the repeats
+    repeats: int = 1
 
 
 @dataclass(frozen=True)
@@ -64,39 +66,62 @@ class Sweep:
 
 
 def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings, max_n: int = 8,
-            loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never) -> Sweep:
+            loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never,
+            repeats: int = 1) -> Sweep:
     """Every N from 1 to max_n is an actual run of ``strategy`` (EOS ignored, so each run emits
-    run.max_new_tokens tokens); alpha and c are measured, the theory curves drawn from them."""
+    run.max_new_tokens tokens), ``repeats`` times; each repeat times plain decoding first, so every speed-up
+    is against a baseline measured next to it. Rows hold the mean over repeats (speedup_sd: the spread
+    between them); alpha and c are measured, the theory curves drawn from them."""
     if not isinstance(max_n, int) or max_n < 1:
         raise ValueError(f"the largest N must be an integer >= 1, got {max_n!r}")
+    if not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     loaders = loaders or direct_loaders()
     run = replace(run, stop_at_eos=False)
-    progress(0.0, "plain target decoding")
-    base = plain_run(lm, prompt_ids, strategy, run).metrics
-    per_token = base["wall_s"] / base["new_tokens"]
-    measured, stopped = [], False
-    for n in range(1, max_n + 1):
+    per_n: dict[int, list] = {}
+    per_tokens, stopped, total = [], False, repeats * (max_n + 1)
+    for rep in range(repeats):
         if should_stop():
             stopped = True
             break
-        dec = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids)
-        m = dec.run().metrics
-        steps = [s for s in dec.history[1:]] or dec.history  # the first step also reads the prompt
-        measured.append((n, m["mean_accepted_length"], m["acceptance_rate"] or 0.0,
-                         (m["new_tokens"] / m["wall_s"]) * per_token,
-                         (m["draft_s"] / m["drafted"]) / per_token if m["drafted"] else 0.0,
-                         1000 * _quantile([s.elapsed_s for s in steps], 0.5),
-                         1000 * _quantile([s.elapsed_s for s in steps], 0.9),
-                         1000 * _quantile([s.draft_s for s in steps], 0.5),
-                         step_bytes(lm, n, dec.draft is not None) / 2**20))
-        progress(n / max_n, f"N = {n}: τ = {m['mean_accepted_length']}")
-    if not measured:
-        return Sweep((), 0.0, 0.0, 1 / per_token, True)
-    alpha = min(measured[0][2], 0.999)
-    c = sum(r[4] for r in measured) / len(measured)
-    rows = tuple(SweepRow(n, tau, acc, sp, cc, expected_tokens_per_step(alpha, n), expected_speedup(alpha, n, c), *rest)
-                 for n, tau, acc, sp, cc, *rest in measured)
-    return Sweep(rows, alpha, c, 1 / per_token, stopped)
+        progress((rep * (max_n + 1)) / total, f"repeat {rep + 1}: plain target decoding")
+        base = plain_run(lm, prompt_ids, strategy, run).metrics
+        per_token = base["wall_s"] / base["new_tokens"]
+        per_tokens.append(per_token)
+        for n in range(1, max_n + 1):
+            if should_stop():
+                stopped = True
+                break
+            dec = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids)
+            m = dec.run().metrics
+            steps = [s for s in dec.history[1:]] or dec.history  # the first step also reads the prompt
+            per_n.setdefault(n, []).append((
+                m["mean_accepted_length"], m["acceptance_rate"] or 0.0, (m["new_tokens"] / m["wall_s"]) * per_token,
+                (m["draft_s"] / m["drafted"]) / per_token if m["drafted"] else 0.0,
+                1000 * _quantile([s.elapsed_s for s in steps], 0.5), 1000 * _quantile([s.elapsed_s for s in steps], 0.9),
+                1000 * _quantile([s.draft_s for s in steps], 0.5)))
+            progress((rep * (max_n + 1) + n + 1) / total,
+                     f"repeat {rep + 1}, N = {n}: τ = {m['mean_accepted_length']}")
+        if stopped:
+            break
+    if not per_n:
+        return Sweep((), 0.0, 0.0, 1 / per_tokens[0] if per_tokens else 0.0, True)
+    mean = {n: [sum(col) / len(col) for col in zip(*runs)] for n, runs in per_n.items()}
+    alpha = min(mean[1][1], 0.999) if 1 in mean else 0.0
+    c = sum(v[3] for v in mean.values()) / len(mean)
+    rows = tuple(SweepRow(n, tau, acc, sp, cc, expected_tokens_per_step(alpha, n), expected_speedup(alpha, n, c),
+                          *rest, step_bytes(lm, n, getattr(strategy, "draft", None) != "prompt-lookup") / 2**20,
+                          _sd([r[2] for r in per_n[n]]), len(per_n[n]))
+                 for n, (tau, acc, sp, cc, *rest) in sorted(mean.items()))
+    return Sweep(rows, alpha, c, len(per_tokens) / sum(per_tokens), stopped)
+
+
+def _sd(xs: list[float]) -> float:
+    """Sample standard deviation (0 for a single value)."""
+    if len(xs) < 2:
+        return 0.0
+    mu = sum(xs) / len(xs)
+    return (sum((x - mu) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5
 
 
 @dataclass(frozen=True)

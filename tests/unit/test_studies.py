@@ -112,6 +112,13 @@ def test_speculative_studies(target, loaders):
     assert all(r.step_ms_p90 >= r.step_ms_median > 0 and r.draft_ms_per_step > 0 for r in sweep.rows)
     mib = [r.step_mib for r in sweep.rows]  # (4N + 2) rows of V float32 numbers
     assert mib == pytest.approx([(4 * n + 2) * target.vocab_size * 4 / 2**20 for n in (1, 2, 3)])
+    assert all(r.repeats == 1 and r.speedup_sd == 0.0 for r in sweep.rows)
+    twice = speculative.n_sweep(target, PROMPT, Speculative(n_draft=1), RunSettings(12), max_n=2, loaders=loaders,
+                                repeats=2)
+    assert [r.repeats for r in twice.rows] == [2, 2] and all(r.speedup_sd >= 0 for r in twice.rows)
+    assert [r.tau for r in twice.rows] == pytest.approx([r.tau for r in sweep.rows[:2]])  # greedy: the same tokens
+    with pytest.raises(ValueError, match="repeats"):
+        speculative.n_sweep(target, PROMPT, Speculative(n_draft=1), RunSettings(12), max_n=2, repeats=0)
     drift = speculative.topk_drift(target, loaders.draft(target, "embedded"), PROMPT,
                                    Speculative(rule="topk", sampling=SamplingSettings(temperature=2.0)), k=10,
                                    trials=3000, seed=0)
