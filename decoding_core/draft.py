@@ -104,11 +104,19 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
                                  f"{REBUILD_DRAFT}, or choose another draft (prompt lookup needs no model).")
     manifest = folder / "manifest.json"
     if manifest.exists():
-        expected = json.loads(manifest.read_text()).get("sha256", {}).get("draft.safetensors")
+        try:
+            expected = json.loads(manifest.read_text()).get("sha256", {}).get("draft.safetensors")
+        except (OSError, ValueError, AttributeError) as exc:
+            raise ModelLoadError(f"The draft's manifest.json could not be read ({type(exc).__name__}). Rebuild the "
+                                 f"draft with {REBUILD_DRAFT}.") from exc
         if expected and expected != sha256(weights):
             raise ModelLoadError(f"{weights.name} does not match its manifest's sha256 (corrupt or partly written). "
                                  f"Rebuild it with {REBUILD_DRAFT}.")
-    cfg = AutoConfig.from_pretrained(str(folder))
+    try:
+        cfg = AutoConfig.from_pretrained(str(folder))
+    except Exception as exc:  # noqa: BLE001 - OSError / ValueError for a config.json that is not JSON
+        raise ModelLoadError(f"The draft's config.json could not be read ({type(exc).__name__}). Rebuild the draft "
+                             f"with {REBUILD_DRAFT}.") from exc
     t_cfg = target.model.config
     if cfg.vocab_size != t_cfg.vocab_size or cfg.hidden_size != t_cfg.hidden_size:
         raise ModelLoadError("The shipped draft was made for the embedded SmolLM2 target; it cannot draft for "

@@ -180,7 +180,7 @@ def node_from_link(n_nodes: int) -> int:
     try:
         node = params.parse(raw, int, 0, 96)
     except ValueError as exc:
-        params.warn(f"Ignored the link's value eagle_node={raw!r} ({exc}); showing the root.")
+        params.warn(f"Ignored the link's value eagle_node={params.echo(raw)} ({exc}); showing the root.")
         st.query_params["eagle_node"] = "0"
         return 0
     return node if node < n_nodes else 0

@@ -109,7 +109,7 @@ def render() -> None:
     P.show("sweep_max_n", s1)
     P.show("sweep_tokens", s2)
     P.show("sweep_repeats", s3)
-    sweep_run = RunSettings(P["sweep_tokens"], lab.seed, lab.backend, stop_at_eos=False)
+    sweep_run = lab.run(P["sweep_tokens"], stop_at_eos=False)
     key = (lab.key, strategy, sweep_run, P["sweep_max_n"], P["sweep_repeats"])
     if s4.button("Run the sweep", type="primary", width="stretch"):
         measure("sweep", key, lambda progress, stop: study.n_sweep(

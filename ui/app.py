@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+import pandas  # noqa: F401 - imported by every session before any chart (see below)
+import plotly.graph_objects  # noqa: F401
 import streamlit as st
 
 from ui import params
@@ -26,6 +28,9 @@ PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
 ]
 
 
+# Heavy imports happen in the statements above, in every session's thread before it draws anything: an
+# import statement waits for another thread's import of the same module to finish, whereas plotly looks
+# pandas up in sys.modules and could find a half-initialised module while another session imports it.
 _nav = threading.local()  # set while main() runs the navigation (each session's script runs in its own thread)
 
 

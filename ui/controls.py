@@ -96,7 +96,7 @@ class Controls:
                 try:
                     value = p.parse(raw)
                 except ValueError as exc:
-                    params.warn(f"Ignored the link's value {p.key}={raw!r} ({exc}); using {p.to_url(p.default)!r}.")
+                    params.warn(f"Ignored the link's value {p.key}={params.echo(raw)} ({exc}); using {p.to_url(p.default)!r}.")
             st.session_state[p.key] = value
         return self
 
@@ -212,7 +212,7 @@ def _replay_link(name: str, state: dict) -> None:
     try:
         target = params.parse(raw, int, 0, MAX_LINK_STEPS)
     except ValueError as exc:
-        params.warn(f"Ignored the link's value {name}_pos={raw!r} ({exc}); starting from the beginning.")
+        params.warn(f"Ignored the link's value {name}_pos={params.echo(raw)} ({exc}); starting from the beginning.")
         return
     dec = state["decoder"]
     with st.spinner(f"Replaying the link's {target} steps…"):

@@ -36,7 +36,13 @@ class Lab:
                 self.backend)
 
     def run(self, max_new_tokens: int, stop_at_eos: bool = True, backend: str | None = None) -> RunSettings:
-        """The run settings of a decoding on this page (the sidebar's seed and backend)."""
+        """The run settings of a decoding on this page (the sidebar's seed and backend); a clear stop when the
+        prompt and ``max_new_tokens`` do not fit in the model's context together."""
+        context = getattr(self.lm.model.config, "max_position_embeddings", None)
+        if context and self.prompt_ids and len(self.prompt_ids) + int(max_new_tokens) > context:
+            st.error(f"The prompt ({len(self.prompt_ids):,} tokens) and {int(max_new_tokens)} new tokens do not fit in "
+                     f"the model's context of {context:,} tokens: shorten the prompt or ask for fewer new tokens.")
+            st.stop()
         return RunSettings(int(max_new_tokens), self.seed, backend or self.backend, stop_at_eos)
 
 
@@ -158,7 +164,11 @@ def lab() -> Lab:
         context = getattr(lm.model.config, "max_position_embeddings", None)
         sb.caption(f"Prompt: **{len(ids):,} tokens**" + (f", {len(ids) / context:.1%} of the model's {context:,}-token "
                                                         "context" if context else ""))
+        if context and len(ids) >= context:
+            raise ValueError(f"The prompt has {len(ids):,} tokens but the model reads at most {context:,} (its "
+                             "context), new tokens included: shorten it.")
     except ValueError as exc:
+        ids = None
         err = str(exc)
         sb.warning(err)
     return Lab(lm, prompt, chat, int(st.session_state.seed), ids, err, backend)
@@ -217,7 +227,5 @@ b.onclick = async () => {
 def copy_link_button() -> None:
     """A button that copies the page's address (settings, step position, selected node: all in the URL),
     read when it is clicked, so steps taken since the last full run are included."""
-    import streamlit.components.v1 as components
-
-    components.html(COPY_LINK, height=42)
+    st.iframe(COPY_LINK, height=42)  # our own constant HTML (same-origin: it reads the address bar)
 

@@ -7,6 +7,13 @@ import streamlit as st
 _WARN_KEY = "_param_warnings"
 
 
+def echo(raw: str, limit: int = 40) -> str:
+    """A link value as a message may repeat it: quoted, control characters escaped, cut to ``limit``
+    characters (a 10,000-character value is not echoed in full)."""
+    text = repr(raw[:limit])
+    return text + (f"… ({len(raw):,} characters)" if len(raw) > limit else "")
+
+
 def warn(msg: str) -> None:
     """Queue a notice for the top of the page (shown once)."""
     st.session_state.setdefault(_WARN_KEY, [])
@@ -32,7 +39,10 @@ def parse(raw: str, kind, lo=None, hi=None, choices=None):
         if choices is not None and raw not in choices:
             raise ValueError(f"expected one of {', '.join(map(str, choices))}")
         return raw
-    value = kind(raw)
+    try:
+        value = kind(raw)
+    except (ValueError, OverflowError):
+        raise ValueError(f"not {'an integer' if kind is int else 'a number'}") from None  # never echo the value
     if value != value:  # NaN
         raise ValueError("not a number")
     if lo is not None and value < lo or hi is not None and value > hi:

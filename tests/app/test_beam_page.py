@@ -132,3 +132,15 @@ def test_the_tree_shows_the_last_steps_or_the_whole_search():
     at.radio(key="beam_window").set_value("whole search").run()
     whole = at.get("graphviz_chart")[0].proto.spec
     assert "prompt" in whole and whole.count("->") > last.count("->")
+
+
+def test_a_prompt_too_long_for_the_context_is_explained_not_a_traceback():
+    at = open_app(PAGE)
+    lm_context = 8192
+    at.sidebar.text_area(key="prompt").set_value("7 " * (lm_context // 2 + 100)).run()  # "7 " is 2 tokens
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("context" in i.value and "shorten it" in i.value for i in at.info)
+    at.sidebar.toggle(key="chat").set_value(False).run()
+    at.sidebar.text_area(key="prompt").set_value("7 " * (lm_context // 2 - 3)).run()  # 8,186 tokens: not + 16 new
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("do not fit in the model's context" in e.value for e in at.error)

@@ -18,3 +18,14 @@ def test_parse_valid(raw, kind, kw, expected):
 def test_parse_invalid_raises_value_error(raw, kind, kw):
     with pytest.raises(ValueError):
         parse(raw, kind, **kw)
+
+
+def test_messages_never_echo_a_whole_value():
+    from ui.params import echo, parse
+
+    long = "9" * 10_000
+    with pytest.raises(ValueError) as err:
+        parse(long, int, 0, 5)
+    assert long[:50] not in str(err.value)
+    assert len(echo(long)) < 80 and "10,000 characters" in echo(long)
+    assert echo("a\x07\u202eb") == repr("a\x07\u202eb")  # control and bidi characters escaped, not raw
