@@ -176,7 +176,8 @@ def search(lab, strategy, run, prompt_ids):
     window = P.show("beam_window", w1)
     show_off = P.show("beam_show_off", w2)
     P.sync()
-    dot = to_dot(search_graph(shown, "…" + lm.decode(prompt_ids[-6:]), show_off, 4 if window == "last 4 steps" else None))
+    tail = "".join(lm.token_text(t) for t in prompt_ids[-6:])  # glyphs: a newline or byte token stays visible
+    dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
     st.graphviz_chart(dot, width="stretch")
     st.caption(TEXT["beam.graph"])
     g2, g3 = st.columns([3, 2])

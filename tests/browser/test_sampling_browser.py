@@ -87,3 +87,26 @@ def test_run_to_end_stops_and_keeps_its_steps(server, page):
     assert 1 <= n < 256
     assert page.get_by_role("button", name="Step", exact=True).is_enabled()  # not at the end: more to decode
     no_exception(page)
+
+
+def test_newlines_and_emoji_are_visible_glyphs(server, page):
+    """A prompt of numbered lines: the sampled newlines show as ↵ (and break the line); an emoji prompt's
+    byte tokens show as their bytes in the beam tree's root, never as empty boxes."""
+    from urllib.parse import quote
+
+    page.goto(server + "/sampling?chat=false&temperature=0.05&max_new=6&draws=100&prompt=" + quote("1\n2\n3\n4\n"))
+    wait_idle(page)
+    for _ in range(4):
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+    strip = page.locator("[data-testid='token-strip']").first
+    assert "\u21b5" in strip.inner_text()
+    page.goto(server + "/beam?chat=false&beam_max_new=2&prompt=" + quote("I like \U0001F600"))
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
+    texts = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stGraphVizChart'] svg text"))
+        .map(t => t.textContent)""")
+    assert any("\u27e8F0 9F" in t for t in texts), texts[:5]
+    no_exception(page)
