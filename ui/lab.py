@@ -227,5 +227,10 @@ b.onclick = async () => {
 def copy_link_button() -> None:
     """A button that copies the page's address (settings, step position, selected node: all in the URL),
     read when it is clicked, so steps taken since the last full run are included."""
-    st.iframe(COPY_LINK, height=42)  # our own constant HTML (same-origin: it reads the address bar)
+    if hasattr(st, "iframe"):  # our own constant HTML (same-origin: it reads the address bar)
+        st.iframe(COPY_LINK, height=42)
+    else:  # Streamlit before st.iframe
+        import streamlit.components.v1 as components
+
+        components.html(COPY_LINK, height=42)
 

@@ -2,6 +2,8 @@
 a bad value is ignored. The declarative controls (ui/controls.py) seed and sync widgets with these."""
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 _WARN_KEY = "_param_warnings"
@@ -47,4 +49,8 @@ def parse(raw: str, kind, lo=None, hi=None, choices=None):
         raise ValueError("not a number")
     if lo is not None and value < lo or hi is not None and value > hi:
         raise ValueError(f"out of range [{lo}, {hi}]")
+    if choices is not None and value not in choices:
+        raise ValueError(f"expected one of {', '.join(map(str, choices))}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a finite number")
     return value
