@@ -7,7 +7,6 @@ tied) token embedding and LM head, so only its two decoder layers and final norm
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -84,11 +83,36 @@ def save_draft(draft: torch.nn.Module, folder: Path) -> str:
 
 
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    from .models import _sha256
+
+    return _sha256(path)
+
+
+def expected_sha256(path: Path, manifest: Path, rebuild: str) -> str | None:
+    """The sha256 a shipped file must have: the one in its folder's manifest.json, else the one shipped in code
+    (decoding_core/asset_sums.py, for files under assets/), else None. A manifest that is not JSON is a
+    ModelLoadError that says how to rebuild (``rebuild``)."""
+    if manifest.exists():
+        try:
+            digest = json.loads(manifest.read_text()).get("sha256", {}).get(path.name)
+        except (OSError, ValueError, AttributeError) as exc:
+            raise ModelLoadError(f"{manifest.parent.name}/manifest.json could not be read ({type(exc).__name__}). "
+                                 f"Rebuild the asset with {rebuild}.") from exc
+        if digest:
+            return digest
+    from .asset_sums import SUMS
+
+    try:
+        return SUMS.get(path.resolve().relative_to(ASSETS.resolve()).as_posix())
+    except ValueError:  # not a shipped file
+        return None
+
+
+def check_sha256(path: Path, manifest: Path, rebuild: str) -> None:
+    expected = expected_sha256(path, manifest, rebuild)
+    if expected and expected != sha256(path):
+        raise ModelLoadError(f"{path.name} does not match its recorded sha256 (corrupt or partly written). "
+                             f"Rebuild it with {rebuild}.")
 
 
 def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> LoadedModel:
@@ -103,15 +127,7 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
             raise ModelLoadError(f"The draft asset {shown} is missing. Rebuild it with "
                                  f"{REBUILD_DRAFT}, or choose another draft (prompt lookup needs no model).")
     manifest = folder / "manifest.json"
-    if manifest.exists():
-        try:
-            expected = json.loads(manifest.read_text()).get("sha256", {}).get("draft.safetensors")
-        except (OSError, ValueError, AttributeError) as exc:
-            raise ModelLoadError(f"The draft's manifest.json could not be read ({type(exc).__name__}). Rebuild the "
-                                 f"draft with {REBUILD_DRAFT}.") from exc
-        if expected and expected != sha256(weights):
-            raise ModelLoadError(f"{weights.name} does not match its manifest's sha256 (corrupt or partly written). "
-                                 f"Rebuild it with {REBUILD_DRAFT}.")
+    check_sha256(weights, manifest, REBUILD_DRAFT)
     try:
         cfg = AutoConfig.from_pretrained(str(folder))
     except Exception as exc:  # noqa: BLE001 - OSError / ValueError for a config.json that is not JSON
@@ -141,9 +157,7 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     loaded = LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
     vocab = folder / "vocab.safetensors"
     if vocab.exists():
-        expected = json.loads(manifest.read_text()).get("sha256", {}).get(vocab.name) if manifest.exists() else None
-        if expected and expected != sha256(vocab):
-            raise ModelLoadError(f"{vocab.name} does not match its manifest's sha256. Rebuild it with {REBUILD_DRAFT}.")
+        check_sha256(vocab, manifest, REBUILD_DRAFT)
         try:
             d2t = load_file(str(vocab))["d2t"]
         except Exception as exc:  # noqa: BLE001 - safetensors raises its own error types

@@ -26,7 +26,7 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-from .draft import ASSETS, sha256
+from .draft import ASSETS, check_sha256, sha256
 from .models import LoadedModel, ModelLoadError, decode_layout
 
 EAGLE3_DIR = ASSETS / "eagle3"
@@ -180,16 +180,12 @@ def load_eagle3(target: LoadedModel, folder: Path | str = EAGLE3_DIR) -> Eagle3H
     if not weights.exists() or not cfg_path.exists():
         raise ModelLoadError(f"No EAGLE-3 head in {folder} (need config.json and model.safetensors). Rebuild it "
                              f"with {REBUILD_EAGLE3}, or choose the EAGLE-1 head.")
-    manifest = folder / "manifest.json"
+    check_sha256(weights, folder / "manifest.json", REBUILD_EAGLE3)
     try:
-        expected = json.loads(manifest.read_text()).get("sha256", {}).get(weights.name) if manifest.exists() else None
         raw = json.loads(cfg_path.read_text())
     except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"The EAGLE-3 head's config or manifest in {folder} is not valid JSON ({exc}). "
+        raise ModelLoadError(f"The EAGLE-3 head's config in {folder} is not valid JSON ({type(exc).__name__}). "
                              f"Rebuild it with {REBUILD_EAGLE3}.") from exc
-    if expected and expected != sha256(weights):
-        raise ModelLoadError(f"{weights.name} does not match its manifest's sha256 (corrupt or partly written). "
-                             f"Rebuild it with {REBUILD_EAGLE3}.")
     t_cfg = target.model.config
     if raw.get("hidden_size") != t_cfg.hidden_size or raw.get("num_hidden_layers") != t_cfg.num_hidden_layers:
         raise ModelLoadError(f"The EAGLE-3 head was trained for another target (hidden size {raw.get('hidden_size')}, "

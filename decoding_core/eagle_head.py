@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .draft import ASSETS, sha256
+from .draft import ASSETS, check_sha256, sha256
 from .models import LoadedModel, ModelLoadError, decode_layout
 
 EAGLE_DIR = ASSETS / "eagle"
@@ -119,11 +119,7 @@ def load_eagle_checkpoint(target: LoadedModel, folder: Path | str) -> EagleHead:
 
 
 def load_embedded_head(target: LoadedModel, folder: Path = EAGLE_DIR) -> EagleHead:
-    manifest = folder / "manifest.json"
     weights = folder / "model.safetensors"
-    if weights.exists() and manifest.exists():
-        expected = json.loads(manifest.read_text()).get("sha256", {}).get("model.safetensors")
-        if expected and expected != sha256(weights):
-            raise ModelLoadError(f"{weights.name} does not match its manifest's sha256 (corrupt or partly written). "
-                                 f"Rebuild it with {REBUILD_EAGLE}.")
+    if weights.exists():
+        check_sha256(weights, folder / "manifest.json", REBUILD_EAGLE)
     return load_eagle_checkpoint(target, folder)

@@ -1,0 +1,35 @@
+"""The checksums shipped in code match the shipped assets, and a damaged asset is refused even without its
+manifest (issue 15, item 4)."""
+import shutil
+
+import pytest
+
+from decoding_core.asset_sums import SUMS
+from decoding_core.draft import ASSETS, check_sha256, sha256
+from decoding_core.models import ModelLoadError
+
+
+def test_shipped_sums_match_the_assets():
+    """Fails after retraining until `python scripts/asset_sums.py` is run."""
+    assert SUMS, "decoding_core/asset_sums.py lists no assets"
+    for rel, digest in SUMS.items():
+        assert sha256(ASSETS / rel) == digest, f"{rel}: run python scripts/asset_sums.py"
+
+
+def test_a_flipped_asset_without_its_manifest_is_refused(tmp_path, monkeypatch):
+    import decoding_core.draft as draft_mod
+
+    fake_assets = tmp_path / "assets"
+    shutil.copytree(ASSETS / "draft", fake_assets / "draft")
+    (fake_assets / "draft" / "manifest.json").unlink()
+    monkeypatch.setattr(draft_mod, "ASSETS", fake_assets)
+    weights = fake_assets / "draft" / "draft.safetensors"
+    check_sha256(weights, weights.parent / "manifest.json", "the rebuild command")  # intact: passes on SUMS alone
+    with open(weights, "r+b") as f:
+        f.seek(weights.stat().st_size // 2)
+        f.write(b"\x00" * 4096)
+    with pytest.raises(ModelLoadError, match="recorded sha256"):
+        check_sha256(weights, weights.parent / "manifest.json", "the rebuild command")
+    (weights.parent / "manifest.json").write_text("{ not json")
+    with pytest.raises(ModelLoadError, match="could not be read"):
+        check_sha256(weights, weights.parent / "manifest.json", "the rebuild command")
