@@ -126,11 +126,18 @@ def kv_cache_bytes(lm: LoadedModel, rows: int, length: int) -> int:
 
 
 def memory_budget_bytes() -> int:
-    """Half of this machine's physical memory: a KV cache beyond that is refused up front."""
+    """What one search may hold in KV cache: half of the memory available right now (other sessions and the
+    models already hold theirs), at most half of the physical memory; a cache beyond it is refused up front."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 8 << 30
+        physical = 16 << 30
+    try:
+        with open("/proc/meminfo") as f:
+            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        available = physical
+    return min(physical, available) // 2
 
 
 class BeamSearchDecoder(Decoder):

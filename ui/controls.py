@@ -168,14 +168,14 @@ def stepper(name: str, key, make):
     state = ss.get(f"{name}_state")
     fresh_session = state is None
     if state is None or state["key"] != key:
-        state = {"key": key, "decoder": make(), "cursor": -1}
+        state = {"key": key, "decoder": _make(make), "cursor": -1}
         ss[f"{name}_state"] = state
     dec = state["decoder"]
     if fresh_session:
         _replay_link(name, state)  # a link with {name}_pos=N reopens the run at step N (same seed: same steps)
     action = take_action(name)
     if action == "reset":
-        state.update(decoder=make(), cursor=-1)
+        state.update(decoder=_make(make), cursor=-1)
         dec = state["decoder"]
     elif action == "back":
         state["cursor"] -= 1
@@ -199,6 +199,18 @@ def stepper(name: str, key, make):
     if st.query_params.get(f"{name}_pos", "0") != pos:
         st.query_params[f"{name}_pos"] = pos
     return state
+
+
+def _make(make):
+    """A started decoder, or the reason it cannot start (too long for the context, over the memory budget, a
+    draft that cannot load) as a message, and this run stops there: never a traceback."""
+    from decoding_core.models import ModelLoadError
+
+    try:
+        return make()
+    except (ValueError, ModelLoadError) as exc:
+        st.error(f"This run cannot start: {str(exc)[:400]}", icon=":material/block:")
+        st.stop()
 
 
 MAX_LINK_STEPS = 512

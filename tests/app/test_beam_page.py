@@ -144,3 +144,12 @@ def test_a_prompt_too_long_for_the_context_is_explained_not_a_traceback():
     at.sidebar.text_area(key="prompt").set_value("7 " * (lm_context // 2 - 3)).run()  # 8,186 tokens: not + 16 new
     assert not at.exception, [e.value for e in at.exception]
     assert any("do not fit in the model's context" in e.value for e in at.error)
+
+
+def test_a_search_over_the_memory_budget_is_refused_with_a_message(monkeypatch):
+    import decoding_core.beam as beam_mod
+
+    monkeypatch.setattr(beam_mod, "memory_budget_bytes", lambda: 1 << 20)  # 1 MiB: every search is too big
+    at = open_app(PAGE)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("cannot start" in e.value and "GiB of KV cache" in e.value for e in at.error)
