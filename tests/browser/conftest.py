@@ -19,6 +19,21 @@ SHOTS = ROOT / "test-output" / "screenshots"
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 
+class ServerUrl(str):
+    """The server's address (a str) that also knows the server's process id (for its memory)."""
+
+    def __new__(cls, url: str, pid: int):
+        obj = super().__new__(cls, url)
+        obj.pid = pid
+        return obj
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process, MiB (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -44,7 +59,7 @@ def server():
     else:
         proc.kill()
         pytest.fail("streamlit did not start: see test-output/streamlit.log")
-    yield url
+    yield ServerUrl(url, proc.pid)
     proc.terminate()
     proc.wait(timeout=20)
     log.close()
