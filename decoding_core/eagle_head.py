@@ -85,7 +85,12 @@ def load_eagle_checkpoint(target: LoadedModel, folder: Path | str) -> EagleHead:
     if not cfg_path.exists() or weights is None:
         raise ModelLoadError(f"No EAGLE head in {folder} (need config.json and model.safetensors or "
                              f"pytorch_model.bin). For the embedded model rebuild it with {REBUILD_EAGLE}.")
-    raw = json.loads(cfg_path.read_text())
+    try:
+        raw = json.loads(cfg_path.read_text())
+        raw.get("hidden_size")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ModelLoadError(f"The EAGLE head's config.json in {folder} could not be read ({type(exc).__name__}). "
+                             f"For the embedded model rebuild it with {REBUILD_EAGLE}.") from exc
     t_cfg = target.model.config
     if raw.get("hidden_size") != t_cfg.hidden_size:
         raise ModelLoadError(f"The EAGLE head's hidden size ({raw.get('hidden_size')}) does not match "

@@ -33,3 +33,19 @@ def test_a_flipped_asset_without_its_manifest_is_refused(tmp_path, monkeypatch):
     (weights.parent / "manifest.json").write_text("{ not json")
     with pytest.raises(ModelLoadError, match="could not be read"):
         check_sha256(weights, weights.parent / "manifest.json", "the rebuild command")
+
+
+def test_heads_with_a_config_that_is_not_json_are_a_clear_message(tmp_path):
+    """Every loader's config.json that is not JSON: ModelLoadError (not an uncaught JSON or OS error)."""
+    from decoding_core.eagle3_head import load_eagle3
+    from decoding_core.eagle_head import load_eagle_checkpoint
+    from tests.conftest import make_tiny_lm
+
+    target = make_tiny_lm(seed=0)
+    for sub, loader in (("eagle", load_eagle_checkpoint), ("eagle3", load_eagle3)):
+        folder = tmp_path / sub
+        shutil.copytree(ASSETS / sub, folder)
+        (folder / "config.json").write_text("{ not json")
+        (folder / "manifest.json").unlink()
+        with pytest.raises(ModelLoadError):
+            loader(target, folder)
