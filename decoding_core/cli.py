@@ -1,5 +1,6 @@
-"""The command line: `run` (one decoding to the end), `study NAME` (one of the pages' experiments) and
-`bench`, each printing JSON on the core the pages use. Arguments become typed settings here and only
+"""The command line: `run` (one decoding to the end; `--out FILE` writes the whole run), `replay FILE` (decode a
+run file again, exit 0 only on equal tokens), `study NAME` (one of the pages' experiments) and `bench`, each
+printing JSON on the core the pages use. Arguments become typed settings here and only
 here (settings.py); decoders are built from them by strategies.build_decoder.
 
 Bad options exit with status 2 and a one-line message on stderr; logs go to stderr.
@@ -97,7 +98,13 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m decoding_core", description="Decoding Lab's decoding core.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    add_run_options(sub.add_parser("run", help="run one decoding to the end and print JSON"))
+    r = sub.add_parser("run", help="run one decoding to the end and print JSON")
+    add_run_options(r)
+    r.add_argument("--out", default=None, help="also write the whole run (settings, every step, metrics, versions) "
+                                               "as JSON to this file (decoding_core/export.py; read back by replay)")
+    rp = sub.add_parser("replay", help="decode a run file (run --out, or a page's JSON download) again; exit 0 "
+                                       "only if the tokens are equal")
+    rp.add_argument("file")
     st = sub.add_parser("study", help="run one of the pages' experiments and print its record as JSON")
     st.add_argument("name", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
     add_run_options(st, prompt_required=False)
@@ -227,9 +234,46 @@ def cmd_run(args) -> int:
     extra = getattr(decoder, "extra_output", None)
     if extra:
         payload.update(extra())
+    if args.out:
+        from .export import run_record
+
+        record = run_record(lm, strategy, run, decoder, text, args.chat is not None, args.model, args.device,
+                            args.dtype)
+        try:
+            with open(args.out, "w") as f:
+                json.dump(record, f)
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: {exc}") from exc
     json.dump(payload, sys.stdout)
     sys.stdout.write("\n")
     return 0
+
+
+def cmd_replay(args) -> int:
+    """Decode a run file's prompt ids with its settings on its model; 0 if the tokens are the file's, else 1."""
+    from .export import read_run
+    from .models import ModelLoadError, load_model
+    from .strategies import build_decoder as build
+
+    try:
+        rec = read_run(args.file)
+        s = rec["settings"]
+        lm = load_model(s["model"], s["device"], s["dtype"])
+        dec = build(lm, s["strategy"], s["run"]).start(rec["prompt_ids"])
+        for _ in range(len(rec["steps"])):  # as many steps as the file took (a page may export mid-run)
+            if dec.done:
+                break
+            dec.step()
+        result = dec.result()
+    except (OSError, KeyError, TypeError) as exc:
+        raise UsageError(f"{args.file}: not a readable run file ({type(exc).__name__}: {exc})") from exc
+    except (ModelLoadError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    equal = list(result.tokens) == list(rec["tokens"])
+    json.dump({"file": args.file, "equal": equal, "tokens": list(result.tokens), "expected": rec["tokens"],
+               "versions_then": rec.get("versions")}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0 if equal else 1
 
 
 def cmd_study(args) -> int:
@@ -265,6 +309,8 @@ def main(argv=None) -> int:
             return cmd_run(args)
         if args.command == "study":
             return cmd_study(args)
+        if args.command == "replay":
+            return cmd_replay(args)
         from .bench import main as bench_main
 
         try:

@@ -9,6 +9,7 @@ from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui.controls import Controls, Param, stepper
 from ui.lab import chart, open_page
+from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
@@ -199,6 +200,7 @@ def search(lab, strategy, run, prompt_ids):
         c.metric("Time", f"{m['wall_s']:.2f} s")
     hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []
     pruned = sum(1 for s_ in shown if s_.kind == "beam" for c_ in s_.candidates if c_.status == "pruned")
+    download_run("beam", lab, strategy, run, dec)
     pin_panel("beam", Snapshot(f"{beam_label(strategy)}, step {step.index + 1}", "dot", dot, (
         ("Total fed", str(m["hypotheses_expanded"])), ("Pruned so far", str(pruned)),
         ("Best score", f"{hyps[0].score:.3f}" if hyps else "–"), ("Best text", lm.decode(hyps[0].tokens) if hyps else "–"))))

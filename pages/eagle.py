@@ -10,6 +10,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import chart, open_page
+from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
@@ -166,6 +167,7 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     b.metric("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}",
              help="all tokens so far ÷ all target forwards (prefill included)")
     c.metric("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}")
+    download_run("eagle", lab, strategy, run, dec)
     pin_panel("eagle", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "dot", dot, (
         ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"),
         ("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}"),

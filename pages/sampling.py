@@ -8,6 +8,7 @@ from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import chart, open_page
+from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.texts import TEXT
 from viz.sampling import distribution_figure, histogram_figure, tokens_html
@@ -106,6 +107,7 @@ def step_through(lab, strategy, run, prompt_ids):
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
                    f"({dec.target.active} target forward).")
         probs = [r.prob for r in hist]
+        download_run("sampling", lab, strategy, run, dec)
         pin_panel("sampling", Snapshot(f"{describe(strategy)}, step {rec.index + 1}", "html",
                                        tokens_html([r.token_text for r in hist], probs), (
             ("Tokens", str(len(hist))), ("Mean p of the drawn tokens", f"{sum(probs) / len(probs):.3f}"),

@@ -10,6 +10,7 @@ from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import chart, open_page
+from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT
@@ -211,6 +212,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
         st.caption("Engines disagree on what “acceptance” means: this page shows both. τ counts the token the target "
                    "adds itself; the acceptance rate does not.")
+    download_run("speculative", lab, strategy, run, dec)
     pin_panel("speculative", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "html",
                                       origin_html(dec.history, cursor), (
         ("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),

@@ -124,3 +124,22 @@ def test_a_link_restores_the_step_and_the_selected_node_and_copies(server, brows
         no_exception(page)
     finally:
         ctx.close()
+
+
+def test_download_the_run_as_json_and_replay_it(server, page, tmp_path):
+    """The step-through's JSON download, replayed by the command line: the same tokens (exit 0)."""
+    from decoding_core.cli import main as cli_main
+
+    page.goto(server + "/speculative?spec_max_new=12&n_auto=false&n_draft=3")
+    wait_idle(page)
+    page.get_by_role("button", name="Run to end").click()
+    wait_idle(page)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download this run (JSON)").click()
+    path = tmp_path / "run.json"
+    info.value.save_as(path)
+    import json
+
+    rec = json.loads(path.read_text())
+    assert rec["complete"] and len(rec["tokens"]) == 12 and rec["settings"]["strategy"]["type"] == "Speculative"
+    assert cli_main(["replay", str(path)]) == 0

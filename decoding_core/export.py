@@ -1,0 +1,145 @@
+"""A run as JSON, and back: settings, every step record, metrics, the model and the versions that made it.
+
+Schema "decoding-lab/run/1" (top-level keys):
+
+    schema        "decoding-lab/run/1"
+    settings      {"strategy": {"type": class name, ...its fields}, "run": {...RunSettings}, "model", "device",
+                   "dtype", "prompt", "chat"}
+    prompt_ids    the prompt's token ids (what was decoded from)
+    tokens, text  the new tokens and their text (so far: ``complete`` says whether the decoder had finished)
+    steps         [{"type": record class name, ...its fields}] - TokenStep, BeamStep, SpecStep or EagleStep,
+                   nested records the same way, tensors as nested lists
+    metrics       the decoder's metrics
+    versions      python, torch, transformers, decoding_lab (git commit or "unknown"), model name, device, dtype
+
+``read_run`` turns a file back into the same typed records (``steps`` and ``settings["strategy"]``), so
+``python -m decoding_core replay FILE`` can decode it again and compare the tokens.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+import subprocess
+import sys
+import types
+import typing
+from pathlib import Path
+
+import torch
+
+SCHEMA = "decoding-lab/run/1"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _record_types() -> dict[str, type]:
+    from . import settings
+    from .beam import BeamStep, Candidate, Hypothesis
+    from .decoders import TokenStep
+    from .eagle import EagleStep
+    from .speculative import DraftToken, SpecStep
+
+    named = [TokenStep, BeamStep, Candidate, Hypothesis, SpecStep, DraftToken, EagleStep,
+             settings.RunSettings, settings.SamplingSettings, settings.BeamSettings, settings.Greedy, settings.Sample,
+             settings.Beam, settings.StochasticBeam, settings.Speculative, settings.Eagle]
+    return {t.__name__: t for t in named}
+
+
+def to_json(obj):
+    """A record (dataclass), tensor, tuple, dict or number as JSON-ready data; dataclasses carry their type."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {"type": type(obj).__name__,
+                **{f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu().tolist()
+    if isinstance(obj, (list, tuple)):
+        return [to_json(v) for v in obj]
+    if isinstance(obj, dict):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
+def _convert(hint, value, types_: dict):
+    """JSON data back into the field's declared type: nested records, tuples, tensors."""
+    if value is None:
+        return None
+    if isinstance(value, dict) and "type" in value:
+        return from_json(value, types_)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(hint) if a is not type(None)]
+        if isinstance(value, list):
+            for a in members:
+                if a is torch.Tensor or typing.get_origin(a) is tuple or a is tuple:
+                    return _convert(a, value, types_)
+        return value
+    if hint is torch.Tensor:
+        return torch.tensor(value)
+    if origin is tuple or hint is tuple or (isinstance(value, list) and hint is typing.Any):
+        args = [a for a in typing.get_args(hint) if a is not Ellipsis]
+        return tuple(_convert(args[0] if args else typing.Any, v, types_) for v in value)
+    return value
+
+
+def from_json(data: dict, types_: dict | None = None):
+    """The typed record ``to_json`` wrote (unknown type names raise ValueError)."""
+    types_ = types_ or _record_types()
+    cls = types_.get(data.get("type")) if isinstance(data, dict) else None
+    if cls is None:
+        raise ValueError(f"not a Decoding Lab record: {str(data)[:80]}")
+    hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
+    kwargs = {f.name: _convert(hints.get(f.name, typing.Any), data[f.name], types_)
+              for f in dataclasses.fields(cls) if f.name in data and f.init}
+    return cls(**kwargs)
+
+
+def versions(lm) -> dict:
+    import transformers
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                                timeout=5).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    return {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
+            "decoding_lab": commit, "model": lm.name, "device": str(lm.device),
+            "dtype": str(lm.dtype).replace("torch.", "")}
+
+
+def resolved(strategy, decoder):
+    """The strategy with the sizes its decoder really used in place of "auto" (so a replay builds the same)."""
+    changes = {}
+    if getattr(strategy, "n_draft", None) == "auto" and getattr(decoder, "n_draft", None):
+        changes["n_draft"] = decoder.n_draft
+    for name in ("total_tokens", "depth"):
+        if getattr(strategy, name, None) == "auto" and getattr(decoder, name, None):
+            changes[name] = getattr(decoder, name)
+    return dataclasses.replace(strategy, **changes) if changes else strategy
+
+
+def run_record(lm, strategy, run, decoder, prompt: str, chat: bool, model: str, device: str, dtype: str) -> dict:
+    """The run so far as JSON-ready data: ``steps`` holds every step taken (a replay takes as many)."""
+    strategy = resolved(strategy, decoder)
+    result = decoder.result()
+    return {"schema": SCHEMA,
+            "settings": {"strategy": to_json(strategy), "run": to_json(run), "model": model, "device": device,
+                         "dtype": dtype, "prompt": prompt, "chat": chat},
+            "prompt_ids": list(result.prompt_tokens), "tokens": list(result.tokens), "text": result.text,
+            "complete": bool(decoder.done), "steps": [to_json(s) for s in decoder.history],
+            "metrics": to_json(result.metrics),
+            "versions": versions(lm)}
+
+
+def read_run(path: str | Path) -> dict:
+    """A run file with its strategy, run settings and steps turned back into typed records."""
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ValueError(f"{path} is not a {SCHEMA} file")
+    types_ = _record_types()
+    out = dict(data)
+    out["settings"] = dict(data["settings"], strategy=from_json(data["settings"]["strategy"], types_),
+                           run=from_json(data["settings"]["run"], types_))
+    out["steps"] = [from_json(s, types_) for s in data["steps"]]
+    return out
