@@ -12,7 +12,7 @@ from ui.lab import chart, open_page
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import TEXT
+from ui.texts import TEXT, gloss
 from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, to_dot)
 from viz.beam import pruning_rows as sweep_rows
 from viz.tables import diversity_rows, pruning_rows
@@ -195,7 +195,7 @@ def search(lab, strategy, run, prompt_ids):
         a.metric("Hypotheses fed", step.rows_expanded, help="rows in this step's model forward")
         b.metric("Candidates", sum(1 for c_ in step.candidates if c_.status != "carried"))
         c.metric("Pruned", sum(1 for c_ in step.candidates if c_.status == "pruned"))
-        a.metric("Total fed", m["hypotheses_expanded"], help="rows fed to the model, summed over steps (prefill = 1)")
+        a.metric("Total fed", m["hypotheses_expanded"], help="rows fed to the model, summed over steps (prefill = 1)" + gloss("hypotheses-fed"))
         b.metric("Forwards", m["target_forwards"])
         c.metric("Time", f"{m['wall_s']:.2f} s")
     hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []

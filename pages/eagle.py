@@ -13,7 +13,7 @@ from ui.lab import chart, open_page
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import TEXT
+from ui.texts import TEXT, gloss
 from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
 from viz.tables import compare_rows
 
@@ -163,7 +163,7 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     a, b, c = st.columns(3)
     a.metric("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}",
              help="(accepted drafts + verify steps) / verify steps: tokens per target forward after the prefill, "
-                  "the target's own token included (plain decoding = 1.00)")
+                  "the target's own token included (plain decoding = 1.00)" + gloss("tau"))
     b.metric("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}",
              help="all tokens so far ÷ all target forwards (prefill included)")
     c.metric("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}")

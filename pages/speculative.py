@@ -13,7 +13,7 @@ from ui.lab import chart, open_page
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import TEXT
+from ui.texts import TEXT, gloss
 from viz.eagle import sizing_figure
 from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_explanation,
                              sweep_figure)
@@ -193,11 +193,11 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         m = metrics_so_far(dec.history[: cursor + 1])
         a, b = st.columns(2)
         a.metric("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
-                 help="A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.")
+                 help="A / D: accepted drafts over drafted tokens. Does NOT count the target's own token." + gloss("acceptance-rate"))
         b.metric("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}",
                  help="(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding "
-                      "= 1.00).")
-        a.metric("Target forwards", m["verify_steps"], help="verification steps S (one target forward each)")
+                      "= 1.00)." + gloss("tau"))
+        a.metric("Target forwards", m["verify_steps"], help="verification steps S (one target forward each)" + gloss("target-forward"))
         b.metric("Tokens / wall time", f"{m['new_tokens']} / {m['wall_s']:.2f} s")
         if dec.done and cursor == len(dec.history) - 1:
             if state.get("plain") is None:
@@ -208,7 +208,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
             a.metric("Speed-up (measured)", f"{speedup:.2f}×",
                      help="tokens/s of this run ÷ tokens/s of plain target decoding, same prompt, length, device, "
-                          "dtype, measured in this session")
+                          "dtype, measured in this session" + gloss("speed-up"))
             b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
         st.caption("Engines disagree on what “acceptance” means: this page shows both. τ counts the token the target "
                    "adds itself; the acceptance rate does not.")

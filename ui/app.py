@@ -25,6 +25,7 @@ PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
     ("speculative", "Speculative decoding", ":material/bolt:"),
     ("eagle", "EAGLE", ":material/park:"),
     ("compare", "Compare strategies", ":material/compare_arrows:"),
+    ("glossary", "Glossary", ":material/menu_book:"),
 ]
 
 

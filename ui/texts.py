@@ -253,3 +253,70 @@ LECTURE = [
      ]},
 ]
 LOOK_FIRST = {step["title"]: step["look"] for step in LECTURE}
+
+# The glossary page: every metric and term the app shows, with the definition the app computes it by.
+GLOSSARY = [
+    ("Scores and probabilities", [
+        ("score", "Score (log-probability)", "Natural-log probability. A token's log p is log softmax(logits) at its "
+         "id; a hypothesis scores the sum of its tokens' log p (beam search). Higher is better; 0 is certain."),
+        ("entropy", "Entropy", "−Σ p log p of a next-token distribution, in nats: 0 when one token has all the mass, "
+         "log V when all V tokens are equally likely."),
+        ("temperature", "Temperature T", "The logits are divided by T before the softmax: T < 1 sharpens the "
+         "distribution, T > 1 flattens it."),
+        ("top-k", "Top-k, top-p, min-p", "Processors that cut tokens (their probability becomes 0, the rest is "
+         "renormalised): top-k keeps the k most likely; top-p the smallest most-likely set whose mass reaches p; "
+         "min-p the tokens with p ≥ min-p × the largest p."),
+    ]),
+    ("Checking a sampler", [
+        ("tv-distance", "TV distance", "Total-variation distance between two distributions, ½ Σ |p − q|: the "
+         "largest difference in probability they give any set of tokens. 0 = identical; an empirical histogram of "
+         "M draws from p has TV about √(V / M) / 2 from sampling noise alone."),
+        ("chi-square", "Chi-square test", "Compares counts with the exact probabilities; a p-value that is not tiny "
+         "(say > 0.001) means the counts are consistent with the sampler being exact."),
+        ("gumbel-max", "Gumbel-max", "argmax(logits + Gumbel noise) is an exact sample from softmax(logits); reusing "
+         "the same noise for every draw is the notes' pitfall (the same token every time)."),
+        ("alias", "Alias method (Vose)", "A table built once in O(k) from a distribution over k outcomes; each draw "
+         "then costs O(1): worth it for many draws from ONE distribution, not for one draw per new distribution."),
+    ]),
+    ("Beam search", [
+        ("frontier", "Frontier", "The running beams after a step (at most k), best first; each is fed to the model "
+         "at the next step (one row of the forward)."),
+        ("pruning", "Pruning rules (Freitag & Al-Onaizan)", "Relative rp: drop a candidate with P ≤ rp × P(best); "
+         "absolute ap: score ≤ best score − ap; relative local rpl: its last token's p ≤ rpl × the best last-token "
+         "p; max per node mc: at most mc survivors share a parent. The best candidate is never pruned."),
+        ("hypotheses-fed", "Hypotheses fed", "Rows fed to the model, summed over steps: what pruning saves."),
+        ("distinct-n", "Distinct-n", "Unique n-grams ÷ all n-grams over a set of outputs: 1 = no repetition."),
+        ("overlap", "Pairwise overlap", "The mean share of bigrams two outputs of the same method have in common: "
+         "high = the method keeps saying the same thing across seeds."),
+    ]),
+    ("Speculative decoding and EAGLE", [
+        ("target-forward", "Target forward (verify step)", "One pass of the big model. Plain decoding makes one per "
+         "token; a speculative or EAGLE step makes one to verify all its drafts at once. The first step of EAGLE "
+         "(reading the prompt) is a forward too but no verify step."),
+        ("acceptance-rate", "Acceptance rate", "A / D: accepted drafted tokens over all drafted tokens. It does NOT "
+         "count the token the target adds itself, and only drafts that were emitted count (none after an EOS)."),
+        ("tau", "Mean accepted length τ", "(A + S) / S over S verify steps: tokens emitted per target forward, "
+         "the target's own token (correction or bonus) included, so plain decoding has τ = 1.00. Without the bonus "
+         "token it would be A / S, which some engines report instead."),
+        ("alpha", "α and c (the theory)", "α: the chance one drafted token is accepted, measured at N = 1; c: the "
+         "draft's time per drafted token over the target's time per token. The theory's speed-up (1 − α^(N+1)) / "
+         "((1 − α)(N c + 1)) assumes independent acceptances and a verify pass that costs one forward."),
+        ("speed-up", "Speed-up (measured in the same run)", "Tokens/s of the method ÷ tokens/s of plain target "
+         "decoding of the same prompt, length, device and dtype, timed in the same session (here: next to each "
+         "other), never against a figure from elsewhere."),
+        ("token-tree", "Token tree, tree attention mask", "EAGLE drafts several continuations at once as a tree; "
+         "the target verifies all of them in one forward, each node attending only to the prefix, itself and its "
+         "ancestors (the tree attention mask), not to its siblings' branches."),
+        ("draft-vocabulary", "Draft vocabulary V_d", "The draft (or EAGLE-3 head) proposes only the V_d most frequent "
+         "answer tokens: a smaller output layer, cheaper steps; the target still verifies over its whole "
+         "vocabulary, and lossless sampling treats q as 0 outside V_d."),
+        ("ttt", "Training-time test", "EAGLE-3's training: the head is fed its own predictions for several unrolled "
+         "steps, so it learns to draft deep into a tree as it will be used."),
+    ]),
+]
+
+
+def gloss(anchor: str) -> str:
+    """A link to a glossary entry, for a metric's help text."""
+    assert any(a == anchor for _, entries in GLOSSARY for a, _, _ in entries), anchor
+    return f" [Glossary →](/glossary#{anchor})"

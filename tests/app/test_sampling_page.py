@@ -136,3 +136,12 @@ def test_presentation_mode_enlarges_chart_type():
     assert font(at) != 18
     at = open_app(PAGE, query={"present": "true"})
     assert font(at) == 18
+
+
+def test_glossary_lists_every_entry():
+    from ui.texts import GLOSSARY, gloss
+
+    at = open_app("pages/glossary.py")
+    shown = {h.value for h in at.subheader}
+    assert {term for _, entries in GLOSSARY for _, term, _ in entries} <= shown
+    assert gloss("tau") == " [Glossary →](/glossary#tau)"
