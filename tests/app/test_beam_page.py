@@ -56,7 +56,7 @@ def test_diversity_panel_measures():
     at.slider(key="k").set_value(2).run()
     at.slider(key="div_seeds").set_value(3).run()
     next(b for b in at.button if b.label == "Measure diversity").click().run()
-    table = next(d.value for d in at.dataframe if "figure" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "pairwise overlap" in d.value.columns)
     assert list(table["method"]) == ["plain beam", "sample 3 then beam", "sampling", "stochastic beam (one run, k = n)"]
     plain, hybrid = table.iloc[0], table.iloc[1]
     assert (table["mean log-prob"] < 0).all()

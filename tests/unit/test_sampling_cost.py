@@ -37,7 +37,7 @@ def test_unknown_method_is_refused():
 
 def test_study_skips_over_budget_points_and_names_crossovers():
     rec = sampling_cost(torch.randn(5000, generator=torch.Generator().manual_seed(1)), ks=(50, 5000),
-                        ns=(1, 1000, 100000), budget_s=0.05, check=False)
+                        ns=(1, 1000, 100000), budget_s=0.5, check=False)  # generous: CI may be loaded
     measured = {(r.method, r.regime, r.k, r.n, r.batch) for r in rec.rows if r.seconds is not None}
     assert ("alias", "one", 5000, 100000, 1) in measured  # O(k + n): cheap
     skipped = [r for r in rec.rows if r.seconds is None]
