@@ -23,7 +23,7 @@ def render() -> None:
             head, link = st.columns([4, 1], vertical_alignment="center")
             head.subheader(f"{n} · {step['title']}")
             link.page_link(ROOT / "pages" / f"{step['page']}.py", label="Open the page", icon=icons[step["page"]])
-            st.markdown(step["look"])
+            st.markdown(f"{step['teaches']}\n\n:material/visibility: {step['look']}")
             cols = st.columns(len(step["tries"]))
             for col, (i, (label, what, settings)) in zip(cols, enumerate(step["tries"])):
                 col.markdown(f"**Try: {label}.** {what}")

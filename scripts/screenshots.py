@@ -26,6 +26,7 @@ ACTIONS = {  # page -> (query, buttons to press in order)
     "speculative": ("", ["Step", "Step"]),
     "eagle": ("", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_pick=greedy,speculative (draft),EAGLE", ["Run all"]),
+    "glossary": ("", []),
 }
 
 

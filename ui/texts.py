@@ -9,19 +9,10 @@ TEXT = {
 transformer (by default **SmolLM2-135M-Instruct**, shipped with the app) step by step, so every
 picture is what the model actually did.
 
-| Page | What it teaches |
-|---|---|
-| **Sampling** | temperature, top-k, top-p and min-p reshape the next-token distribution; the Gumbel-max trick draws from it without a softmax, and reusing its noise is a bug you can watch collapse. |
-| **Cost of sampling** | what drawing one token costs: the notes' table (linear scan, binary search, alias table, Gumbel-max) measured in both regimes, many draws from one distribution and one draw per new distribution. |
-| **Beam search** | keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, absolute, local, per-node) and what they save; sampling a prefix before beam search; stochastic beams (k samples without replacement); tuning the thresholds. |
-| **Speculative decoding** | a small draft guesses N tokens, the big model checks them in one pass; top-K, greedy and lossless rejection-sampling verification. |
-| **EAGLE** | a draft head that predicts the target's *features*, token trees, and the tree attention mask that verifies a whole tree in one pass. |
-| **Compare** | strategies side by side on one prompt and seed, with honest metrics. |
-
 **How to use it.** The sidebar holds what every page shares: the model, the device, the prompt
 (wrapped in the chat template by default) and the seed. Every random draw uses that seed, so the
 same settings give the same tokens, and the page's address carries the settings: copy the link to
-share a run.""",
+share a run. **Glossary** (last in the menu) defines every metric.""",
     'home.lecture': (
         'A suggested order for a class: each step names what to look at first and offers experiments that set'
         " the page's controls for you (the sidebar's model, prompt and seed stay as they are). Every page also"
@@ -192,6 +183,7 @@ share a run.""",
 # page controls (validated like any widget value) and opens the page.
 LECTURE = [
     {"page": "sampling", "title": "Sampling",
+     "teaches": "Temperature, top-k, top-p and min-p reshape the next-token distribution; the Gumbel-max trick draws from it without a softmax, and reusing its noise is a bug you can watch collapse.",
      "look": "Look first at the bars: pale ones are the model's raw distribution, deep blue what is left after "
              "your temperature / top-k / top-p / min-p (cut tokens turn grey).",
      "tries": [
@@ -203,6 +195,7 @@ LECTURE = [
                                   "the same token; fresh noise matches the distribution.", {"pitfall_steps": 2000}),
      ]},
     {"page": "sampling_cost", "title": "Cost of sampling",
+     "teaches": "What drawing one token costs: the notes' table (linear scan, binary search, alias table, Gumbel-max) measured in both regimes, many draws from one distribution and one draw per new distribution.",
      "look": "Look first at where the lines cross: which way of drawing a token is cheapest depends on how many "
              "draws share one distribution.",
      "tries": [
@@ -210,6 +203,7 @@ LECTURE = [
                                   "(alias); one draw per NEW distribution does not.", {"cost_budget": 0.4}),
      ]},
     {"page": "beam", "title": "Beam search",
+     "teaches": "Keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, absolute, local, per-node) and what they save; sampling a prefix before beam search; stochastic beams (k samples without replacement); tuning the thresholds.",
      "look": "Look first at the tree: blue boxes are the beam (the frontier), dashed grey ones were pruned, and "
              "the table under it says which rule pruned each.",
      "tries": [
@@ -223,6 +217,7 @@ LECTURE = [
           {"stochastic": True}),
      ]},
     {"page": "speculative", "title": "Speculative decoding",
+     "teaches": "A small draft guesses N tokens, the big model checks them in one pass; top-K, greedy and lossless rejection-sampling verification.",
      "look": "Look first at the coloured text: green tokens were drafted and accepted, red (struck) ones "
              "rejected; each verify step adds one token of the target's own (orange: a correction, blue: a bonus).",
      "tries": [
@@ -235,6 +230,7 @@ LECTURE = [
                                   "when the answer repeats the prompt.", {"draft_source": "prompt-lookup"}),
      ]},
     {"page": "eagle", "title": "EAGLE",
+     "teaches": "A draft head that predicts the target's *features*, token trees, and the tree attention mask that verifies a whole tree in one pass.",
      "look": "Look first at the tree: every box is a drafted token, the green path is what the target accepted "
              "in ONE forward pass, and the mask beside it is why that works.",
      "tries": [
@@ -244,6 +240,7 @@ LECTURE = [
           {"tree_auto": False, "total_tokens": 64, "tree_depth": 6}),
      ]},
     {"page": "compare", "title": "Compare strategies",
+     "teaches": "Strategies side by side on one prompt and seed, with honest metrics.",
      "look": "Look first at 'same text as greedy': the greedy-verified methods must say yes; only the speed may "
              "differ.",
      "tries": [
