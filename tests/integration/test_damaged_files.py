@@ -59,3 +59,16 @@ def test_a_corrupt_local_folder_is_a_clear_message(tmp_path, embedded):
     (folder / "config.json").write_text("{ not json")
     with pytest.raises(ModelLoadError):
         load_model(str(folder), device="cpu")
+
+
+def test_a_draft_whose_config_is_not_json_is_a_clear_message(tmp_path, embedded):
+    from decoding_core.draft import ASSETS, load_embedded_draft
+
+    folder = tmp_path / "draft"
+    shutil.copytree(ASSETS / "draft", folder)
+    (folder / "config.json").write_text("{ not json")
+    with pytest.raises(ModelLoadError, match="config.json could not be read"):
+        load_embedded_draft(embedded, folder)
+    (folder / "manifest.json").write_text("not json either")
+    with pytest.raises(ModelLoadError, match="manifest.json could not be read"):
+        load_embedded_draft(embedded, folder)
