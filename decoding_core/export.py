@@ -95,16 +95,20 @@ def from_json(data: dict, types_: dict | None = None):
     return cls(**kwargs)
 
 
+def git_commit() -> str:
+    """This checkout's short commit, or "unknown" (no git, not a clone)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=5).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def versions(lm) -> dict:
     import transformers
 
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                timeout=5).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        commit = "unknown"
     return {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
-            "decoding_lab": commit, "model": lm.name, "device": str(lm.device),
+            "decoding_lab": git_commit(), "model": lm.name, "device": str(lm.device),
             "dtype": str(lm.dtype).replace("torch.", "")}
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -14,6 +13,8 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from decoding_core.export import git_commit  # noqa: E402,F401 - the manifests' commit, one helper for all
 
 
 def corpus_rows(path: str | Path, split: str) -> list[dict]:
@@ -161,11 +162,6 @@ def resume(path: Path, model, opt, log, strict: bool = True) -> tuple[int, list,
     return step, curve, wall, commands
 
 
-def git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "unknown"
 
 
 def command_line() -> str:
