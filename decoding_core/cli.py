@@ -249,16 +249,42 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _replay_columns(rec: dict, lm) -> list[dict]:
+    """Every column of a comparison file decoded again: its tokens then and now."""
+    from .strategies import build_decoder as build
+    from .studies.compare import column_run
+
+    out = []
+    for col in rec["columns"]:
+        run = column_run(col["strategy"], col["run"])
+        result = build(lm, col["strategy"], run).start(rec["prompt_ids"]).run()
+        out.append({"column": col["column"], "spec": col["spec"], "equal": list(result.tokens) == list(col["tokens"]),
+                    "tokens": list(result.tokens), "expected": col["tokens"]})
+    return out
+
+
 def cmd_replay(args) -> int:
-    """Decode a run file's prompt ids with its settings on its model; 0 if the tokens are the file's, else 1."""
-    from .export import read_run
+    """Decode a run file's prompt ids with its settings on its model (a comparison file: every column); 0 if the
+    tokens are the file's, else 1."""
+    from .export import COMPARE_SCHEMA, read_comparison, read_run
     from .models import ModelLoadError, load_model
     from .strategies import build_decoder as build
 
     try:
-        rec = read_run(args.file)
+        try:
+            compare_file = json.loads(open(args.file, encoding="utf-8").read()).get("schema") == COMPARE_SCHEMA
+        except (ValueError, AttributeError):
+            compare_file = False
+        rec = read_comparison(args.file) if compare_file else read_run(args.file)
         s = rec["settings"]
         lm = load_model(s["model"], s["device"], s["dtype"])
+        if compare_file:
+            columns = _replay_columns(rec, lm)
+            equal = all(c["equal"] for c in columns)
+            json.dump({"file": args.file, "equal": equal, "columns": columns, "versions_then": rec.get("versions")},
+                      sys.stdout)
+            sys.stdout.write("\n")
+            return 0 if equal else 1
         dec = build(lm, s["strategy"], s["run"]).start(rec["prompt_ids"])
         for _ in range(len(rec["steps"])):  # as many steps as the file took (a page may export mid-run)
             if dec.done:

@@ -14,6 +14,18 @@ Schema "decoding-lab/run/1" (top-level keys):
 
 ``read_run`` turns a file back into the same typed records (``steps`` and ``settings["strategy"]``), so
 ``python -m decoding_core replay FILE`` can decode it again and compare the tokens.
+
+Schema "decoding-lab/compare/1" (the Compare page's export; ``replay`` decodes every column again):
+
+    schema        "decoding-lab/compare/1"
+    settings      {"run": {...RunSettings}, "seeds", "model", "device", "dtype", "prompt", "chat"}
+    prompt_ids    the prompt's token ids
+    columns       [{"column": i, "spec": the strategy as one line (decoding_core/spec.py), "strategy": {"type", ...},
+                    "run": {...RunSettings} (a stale column may have run with other settings), "label", "state"
+                    (fresh / stale / pinned), "tokens", "text", "metrics": {new_tokens, wall_s,
+                    tokens_per_s, target_forwards, logprob, tau, acceptance_rate, acceptance_by_depth, distinct_2,
+                    overlap, seeds, sizes}}] - ``strategy`` has the sizes the run used in place of "auto"
+    versions      as above
 """
 from __future__ import annotations
 
@@ -29,6 +41,7 @@ from pathlib import Path
 import torch
 
 SCHEMA = "decoding-lab/run/1"
+COMPARE_SCHEMA = "decoding-lab/compare/1"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -121,6 +134,45 @@ def resolved(strategy, decoder):
         if getattr(strategy, name, None) == "auto" and getattr(decoder, name, None):
             changes[name] = getattr(decoder, name)
     return dataclasses.replace(strategy, **changes) if changes else strategy
+
+
+def with_sizes(strategy, sizes: dict):
+    """The strategy with the sizes a run reports (metrics["sizes"]) in place of "auto" and of the default head."""
+    changes = {k: sizes[k] for k in ("n_draft", "total_tokens", "depth")
+               if getattr(strategy, k, None) == "auto" and sizes.get(k) is not None}
+    if hasattr(strategy, "head") and strategy.head is None and sizes.get("head"):
+        changes["head"] = sizes["head"]
+    return dataclasses.replace(strategy, **changes) if changes else strategy
+
+
+_COLUMN_METRICS = ("new_tokens", "wall_s", "tokens_per_s", "target_forwards", "logprob", "tau", "acceptance_rate",
+                   "acceptance_by_depth", "distinct_2", "overlap", "seeds", "sizes")
+
+
+def comparison_record(lm, columns, run, seeds: int, prompt_ids, prompt: str, chat: bool, model: str, device: str,
+                      dtype: str) -> dict:
+    """A comparison as JSON-ready data; ``columns``: (column number, strategy, StrategyRun, state, the run settings
+    it ran with) for each; ``run`` and ``seeds``: the page's settings now."""
+    return {"schema": COMPARE_SCHEMA,
+            "settings": {"run": to_json(run), "seeds": seeds, "model": model, "device": device, "dtype": dtype,
+                         "prompt": prompt, "chat": chat},
+            "prompt_ids": list(prompt_ids),
+            "columns": [{"column": i, "spec": r.spec, "strategy": to_json(with_sizes(strategy, r.sizes)),
+                         "run": to_json(own), "label": r.label, "state": state, "tokens": list(r.tokens),
+                         "text": r.text, "metrics": to_json({k: getattr(r, k) for k in _COLUMN_METRICS})}
+                        for i, strategy, r, state, own in columns if not r.error],
+            "versions": versions(lm)}
+
+
+def read_comparison(path: str | Path) -> dict:
+    """A comparison file with each column's strategy and the run settings as typed records."""
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or data.get("schema") != COMPARE_SCHEMA:
+        raise ValueError(f"{path} is not a {COMPARE_SCHEMA} file")
+    types_ = _record_types()
+    return dict(data, settings=dict(data["settings"], run=from_json(data["settings"]["run"], types_)),
+                columns=[dict(c, strategy=from_json(c["strategy"], types_), run=from_json(c["run"], types_))
+                         for c in data["columns"]])
 
 
 def run_record(lm, strategy, run, decoder, prompt: str, chat: bool, model: str, device: str, dtype: str) -> dict:

@@ -9,11 +9,12 @@ from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui.controls import Controls, Param, stepper
 from ui.lab import chart, open_page
-from ui.export import download_run
+from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT, gloss
-from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, to_dot)
+from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, step_rows,
+                      to_dot)
 from viz.beam import pruning_rows as sweep_rows
 from viz.tables import diversity_rows, pruning_rows
 
@@ -147,7 +148,7 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
         st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "
                    "held-out instructions) with this page's beam width, length and EOS policy.")
         return
-    chart(st, pruning_tradeoff_figure(sweep, FIDELITY), width="stretch")
+    chart(st, pruning_tradeoff_figure(sweep, FIDELITY), "beam-pruning-tradeoff", width="stretch")
     rec = sweep.recommendation
     if rec:
         chosen = ", ".join(f"{k} = {v:g}" for k, v in rec["settings"].items() if v is not None)
@@ -159,6 +160,7 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
                    "answer here whatever the threshold.")
     with st.expander("The numbers"):
         st.dataframe(sweep_rows(sweep), hide_index=True, width="stretch")
+        download_rows("Download the numbers", sweep_rows(sweep), "beam-pruning-sweep")
 
 
 @st.fragment
@@ -180,6 +182,7 @@ def search(lab, strategy, run, prompt_ids):
     tail = "".join(lm.token_text(t) for t in prompt_ids[-6:])  # glyphs: a newline or byte token stays visible
     dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
     st.graphviz_chart(dot, width="stretch")
+    tree_downloads(dot, "beam-tree")
     st.caption(TEXT["beam.graph"])
     g2, g3 = st.columns([3, 2])
     with g2:
@@ -200,7 +203,8 @@ def search(lab, strategy, run, prompt_ids):
         c.metric("Time", f"{m['wall_s']:.2f} s")
     hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []
     pruned = sum(1 for s_ in shown if s_.kind == "beam" for c_ in s_.candidates if c_.status == "pruned")
-    download_run("beam", lab, strategy, run, dec)
+    download_run("beam", lab, strategy, run, dec, step_rows(shown),
+                 "Every candidate of every step so far: its token, log p, score, status and the rule that pruned it.")
     pin_panel("beam", Snapshot(f"{beam_label(strategy)}, step {step.index + 1}", "dot", dot, (
         ("Total fed", str(m["hypotheses_expanded"])), ("Pruned so far", str(pruned)),
         ("Best score", f"{hyps[0].score:.3f}" if hyps else "–"), ("Best text", lm.decode(hyps[0].tokens) if hyps else "–"))))

@@ -1,65 +1,276 @@
-"""Strategies side by side on one prompt and seed, with honest metrics."""
+"""Strategies side by side on one prompt and seed, each column with its own settings, with honest metrics.
+
+Each column's strategy lives in the link as one line (decoding_core/spec.py), e.g. ``c3=beam:num_beams=6,rp=0.6``;
+``cmp_cols`` says how many columns show and ``cmp_pins`` which are pinned (their result is kept while the others
+are run again)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
 import streamlit as st
 
-from decoding_core.settings import Beam, BeamSettings, Eagle, Greedy, Sample, SamplingSettings, Speculative
-from decoding_core.studies.compare import compare
-from ui import loaders
+from decoding_core.settings import DRAFT_KINDS, HEADS, RULES, SAMPLERS, TREES
+from decoding_core.spec import KINDS, parse_strategy, strategy_spec
+from decoding_core.strategies import describe
+from decoding_core.studies.compare import Comparison, compare
+from ui import loaders, params
 from ui.controls import Controls, Param
-from ui.lab import open_page
-from ui.progress import kept, measure
-from ui.texts import TEXT
+from ui.export import download_comparison, download_rows
+from ui.lab import chart, open_page
+from ui.progress import measure, stopped_note
+from ui.texts import TEXT, gloss
+from viz.compare import metrics_figure, output_html
 from viz.tables import compare_rows
 
-STRATEGIES = ("greedy", "sampling", "beam search", "speculative (draft)", "prompt lookup", "EAGLE")
+MAX_COLUMNS = 6
+DEFAULTS = ("greedy", "sample:temperature=0.8,top_p=0.95", "beam", "speculative", "speculative:draft=prompt-lookup",
+            "eagle")
+KIND_LABELS = {"greedy": "greedy", "sample": "sampling", "beam": "beam search", "stochastic-beam": "stochastic beams",
+               "speculative": "speculative decoding", "eagle": "EAGLE"}
 P = Controls([
     Param("cmp_max_new", 32, "Max new tokens", 4, 256),
-    Param("cmp_temperature", 0.8, "Sampling T", 0.05, 3.0, 0.05),
-    Param("cmp_top_p", 0.95, "Sampling top-p", 0.01, 1.0, 0.01),
-    Param("cmp_k", 4, "Beam width k", 1, 16),
-    Param("cmp_n", 4, "Draft length N", 1, 12),
-    Param("cmp_pick", STRATEGIES, "Strategies", choices=STRATEGIES),
+    Param("cmp_cols", 4, "Columns", 2, MAX_COLUMNS),
+    Param("cmp_seeds", 1, "Seeds per column", 1, 5,
+          help="With more than one, every column also runs with seeds seed + 1, …, and the table gives the pairwise "
+               "overlap of its outputs (1.00 = always the same text). The metrics are the first seed's."
+               + gloss("overlap")),
 ])
 
 
-def strategies() -> list[tuple[str, object]]:
-    """The chosen strategies with this page's shared settings (greedy first: the reference)."""
+@dataclass(frozen=True)
+class Field:
+    """One setting a column shows: its path in the strategy ("sampling.temperature"), label and range or
+    choices; ``off`` is the widget value that stands for None (the rule is off)."""
+
+    path: str
+    label: str
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    choices: tuple | None = None
+    off: object = "no off value"
+
+
+T = Field("sampling.temperature", "Temperature T", 0.05, 3.0, 0.05)
+FIELDS = {
+    "greedy": (Field("sampling.repetition_penalty", "Repetition penalty (1 = off)", 1.0, 2.0, 0.05, off=1.0),),
+    "sample": (T, Field("sampling.top_k", "top-k (0 = off)", 0, 200, 1, off=0),
+               Field("sampling.top_p", "top-p (1 = off)", 0.01, 1.0, 0.01, off=1.0),
+               Field("sampling.min_p", "min-p (0 = off)", 0.0, 0.5, 0.01, off=0.0),
+               Field("sampler", "Sampler", choices=SAMPLERS)),
+    "beam": (Field("beam.num_beams", "Beam width k", 1, 16, 1), Field("beam.rp", "rp (0 = off)", 0.0, 1.0, 0.05, off=0.0),
+             Field("beam.ap", "ap (0 = off)", 0.0, 20.0, 0.5, off=0.0),
+             Field("beam.rpl", "rpl (0 = off)", 0.0, 1.0, 0.05, off=0.0),
+             Field("beam.mc", "mc (0 = off)", 0, 16, 1, off=0),
+             Field("beam.sample_prefix", "Sampled prefix (tokens)", 0, 16, 1), replace(T, label="Prefix temperature")),
+    "stochastic-beam": (Field("num_beams", "Beams k", 1, 16, 1), Field("temperature", "Temperature T", 0.05, 3.0, 0.05)),
+    "speculative": (Field("draft", "Draft", choices=DRAFT_KINDS),
+                    Field("n_draft", "Draft length N", choices=("auto",) + tuple(range(1, 13))),
+                    Field("rule", "Verification", choices=RULES), Field("verify_k", "K (top-K rule)", 1, 16, 1),
+                    replace(T, label="T (sampling rule)")),
+    "eagle": (Field("head", "Head", choices=(None,) + HEADS), Field("tree", "Tree", choices=TREES),
+              Field("total_tokens", "Total tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
+              Field("depth", "Depth", choices=("auto",) + tuple(range(1, 13))),
+              Field("top_k", "Tree top-k", 1, 16, 1), Field("sample", "Sample (lossless)", choices=(False, True)),
+              replace(T, label="T (when sampling)")),
+}
+SHOWN = {None: "default (EAGLE-3 if shipped)", False: "no (greedy)", True: "yes", "auto": "auto (this device)"}
+
+
+def _get(strategy, path: str):
+    outer, _, name = path.rpartition(".")
+    return getattr(getattr(strategy, outer) if outer else strategy, name)
+
+
+def _set(strategy, path: str, value):
+    """A copy of ``strategy`` with one field changed (the settings classes check the value: ValueError)."""
+    outer, _, name = path.rpartition(".")
+    if outer:
+        return replace(strategy, **{outer: replace(getattr(strategy, outer), **{name: value})})
+    return replace(strategy, **{name: value})
+
+
+def _key(i: int, kind: str, f: Field) -> str:
+    return f"cmp{i}_{kind}_{f.path}"
+
+
+def _widget_value(strategy, f: Field):
+    value = _get(strategy, f.path)
+    return f.off if value is None and f.off != "no off value" else value
+
+
+def _apply(i: int, text: str) -> None:
+    """Set column i's widgets from a spec line (a bad one: a warning and the column's default)."""
     ss = st.session_state
-    every = {
-        "greedy": Greedy(),
-        "sampling": Sample(SamplingSettings(temperature=ss.cmp_temperature, top_p=ss.cmp_top_p), "multinomial"),
-        "beam search": Beam(BeamSettings(num_beams=ss.cmp_k)),
-        "speculative (draft)": Speculative("embedded", ss.cmp_n),
-        "prompt lookup": Speculative("prompt-lookup", ss.cmp_n),
-        "EAGLE": Eagle(),
-    }
-    return [(name, every[name]) for name in STRATEGIES if name in P["cmp_pick"]]
+    try:
+        strategy = parse_strategy(text)
+    except ValueError as exc:
+        params.warn(f"Ignored the link's column {i} ({params.echo(text)}): {exc}. Using {DEFAULTS[i - 1]!r}.")
+        strategy = parse_strategy(DEFAULTS[i - 1])
+    ss[f"cmp{i}_kind"], ss[f"_cmp{i}_base"] = strategy.name, strategy
+    for f in FIELDS[strategy.name]:
+        ss[_key(i, strategy.name, f)] = _widget_value(strategy, f)
+    ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
+
+
+def seed_columns() -> None:
+    """Once per session each column's line from the link (or the default); again whenever something (a lecture
+    "Try it") puts a new line in session state."""
+    ss = st.session_state
+    if "_cmp_pins" not in ss:
+        raw = st.query_params.get("cmp_pins", "")
+        ss["_cmp_pins"] = {int(x) for x in raw.split(",") if x.strip().isdigit() and 1 <= int(x) <= MAX_COLUMNS}
+    for i in range(1, MAX_COLUMNS + 1):
+        if f"c{i}" not in ss:
+            ss[f"c{i}"] = st.query_params.get(f"c{i}", DEFAULTS[i - 1])
+        if ss.get(f"_cmp{i}_applied") != ss[f"c{i}"]:
+            _apply(i, ss[f"c{i}"])
+
+
+def _field(where, i: int, kind: str, f: Field, disabled: bool):
+    key = _key(i, kind, f)
+    value = st.session_state[key]
+    if f.choices is not None:
+        choices = list(f.choices) + ([value] if value not in f.choices else [])  # e.g. a draft model id from a link
+        return where.selectbox(f.label, choices, key=key, disabled=disabled, format_func=lambda v: SHOWN.get(v, str(v)))
+    number = float if isinstance(f.step, float) else int
+    lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # a link's value outside the range widens it
+    return where.slider(f.label, number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
+
+
+def column_editor(i: int, where) -> tuple[object | None, str | None]:
+    """Column i's kind and settings; returns (strategy, None) or (None, the reason it is not valid)."""
+    ss = st.session_state
+    if f"cmp{i}_kind" not in ss:  # the column was hidden (its widgets forgotten): back from its line
+        _apply(i, ss[f"c{i}"])
+    pinned = i in ss["_cmp_pins"]
+    with where:
+        kind = st.selectbox(f"Column {i}", list(KINDS), key=f"cmp{i}_kind", format_func=KIND_LABELS.get,
+                            disabled=pinned)
+        base = ss[f"_cmp{i}_base"]
+        strategy = base if base.name == kind else KINDS[kind]()
+        values = {}
+        with st.expander("Settings", expanded=False):
+            for f in FIELDS[kind]:
+                if _key(i, kind, f) not in ss:
+                    ss[_key(i, kind, f)] = _widget_value(strategy, f)
+                values[f.path] = _field(st, i, kind, f, pinned)
+        st.toggle("Pin this column", value=pinned, key=f"_cmp{i}_pin_toggle", on_change=_toggle_pin, args=(i,),
+                  help="A pinned column keeps its result (and its settings) while you change and run the others.")
+        try:
+            for f in FIELDS[kind]:
+                strategy = _set(strategy, f.path, None if values[f.path] == f.off else values[f.path])
+        except ValueError as exc:
+            st.error(f"Column {i}: {exc}")
+            return None, str(exc)
+    ss[f"_cmp{i}_base"] = strategy
+    ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
+    where.caption(describe(strategy))
+    return strategy, None
+
+
+def _toggle_pin(i: int) -> None:
+    pins = st.session_state["_cmp_pins"]
+    pins.symmetric_difference_update({i})
+
+
+def sync_columns(n: int) -> None:
+    """Every shown column's line and the pins into the link (columns past ``n`` are left out)."""
+    ss = st.session_state
+    for i in range(1, MAX_COLUMNS + 1):
+        if i <= n and st.query_params.get(f"c{i}") != ss[f"c{i}"]:
+            st.query_params[f"c{i}"] = ss[f"c{i}"]
+        elif i > n and f"c{i}" in st.query_params:
+            del st.query_params[f"c{i}"]
+    pins = ",".join(str(i) for i in sorted(ss["_cmp_pins"]) if i <= n)
+    if st.query_params.get("cmp_pins", "") != pins:
+        if pins:
+            st.query_params["cmp_pins"] = pins
+        elif "cmp_pins" in st.query_params:
+            del st.query_params["cmp_pins"]
+
+
+def _study(lab, prompt_ids, run, seeds, columns: list[tuple[int, object]]):
+    """A study for ``measure``: run the columns and keep each one's row under its column (before a Stop's rerun:
+    the columns finished so far stay)."""
+    def study(progress, should_stop):
+        cmp = compare(lab.lm, prompt_ids, [s for _, s in columns], run, None, loaders.CACHED, progress=progress,
+                      should_stop=should_stop, seeds=seeds)
+        kept = st.session_state.setdefault("_cmp_results", {})
+        for (i, strategy), r in zip(columns, cmp.runs):
+            kept[i] = ((lab.key, run, seeds, strategy_spec(strategy)), r)
+        return cmp
+    return study
 
 
 def render() -> None:
     lab, prompt_ids = open_page("Compare strategies", (
-        "The same prompt, seed, length, device and dtype for every strategy, measured in one run."), P)
-    for col, key in zip(st.columns(5), ("cmp_max_new", "cmp_temperature", "cmp_top_p", "cmp_k", "cmp_n")):
-        P.show(key, col)
-    chosen = P.show("cmp_pick")
+        "Two to six columns, each a strategy with its own settings, on the same prompt, seed, length, device and "
+        "dtype, run one after another on the shared model."), P)
+    seed_columns()
+    c1, c2, c3 = st.columns(3)
+    P.show("cmp_max_new", c1)
+    n = P.show("cmp_cols", c2)
+    P.show("cmp_seeds", c3)
     P.sync()
-    pairs = strategies()
+    st.markdown(TEXT["compare.intro"])
+    columns, bad = [], []
+    for i, where in enumerate(st.columns(n), 1):
+        strategy, err = column_editor(i, where)
+        (bad if strategy is None else columns).append((i, strategy))
+    sync_columns(n)
     run = lab.run(P["cmp_max_new"])
-    key = (lab.key, tuple(pairs), run)
-    if st.button("Run all", type="primary", disabled=not chosen):
-        reference = 0 if pairs and pairs[0][0] == "greedy" else None
-        measure("compare", key, lambda progress, stop: compare(lab.lm, prompt_ids, pairs, run, reference, loaders.CACHED,
-                                                               progress=progress, should_stop=stop))
-    cmp = kept("compare", key, "Run all")
-    if not cmp:
+    seeds = P["cmp_seeds"]
+    kept = st.session_state.setdefault("_cmp_results", {})
+    pins = st.session_state["_cmp_pins"]
+    todo = [(i, s) for i, s in columns if i not in pins or i not in kept]
+    if st.button("Run all", type="primary", disabled=bool(bad) or not todo,
+                 help="Runs every column that is not pinned (a pinned column without a result runs too)."):
+        measure("compare", (lab.key, tuple(todo), run, seeds),
+                _study(lab, prompt_ids, run, seeds, todo), label="Running the columns…")
+    show_results(lab, prompt_ids, n, columns, run, seeds)
+
+
+def _state(i: int, saved_key, current) -> str:
+    if i in st.session_state["_cmp_pins"]:
+        return "pinned"
+    return "fresh" if saved_key == current else "stale: settings changed, press Run all"
+
+
+def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
+    lab_key = lab.key
+    kept = st.session_state.get("_cmp_results", {})
+    spec_of = {i: strategy_spec(s) for i, s in columns}
+    shown = [(i, kept[i]) for i in range(1, n + 1) if i in kept]
+    if not shown:
+        st.info("Press **Run all**: each column decodes the prompt in turn (about 5-20 s per column on this CPU).")
         return
-    st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")
-    st.caption(TEXT["compare.caption"])
-    ok = [r for r in cmp.runs if not r.error]
-    cols = st.columns(min(3, len(ok)) or 1)
-    for i, r in enumerate(ok):
-        with cols[i % len(cols)]:
-            st.markdown(f"**{r.label}**")
-            st.text(r.text)
+    runs = [replace(r, label=f"{i} · {r.label}") for i, (_, r) in shown]
+    states = {f"{i} · {r.label}": _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
+    cmp = Comparison(tuple(runs), runs[0].label)
+    last = st.session_state.get("_result_compare")
+    if last is not None:
+        stopped_note(last[1])
+    if any(s.startswith("stale") for s in states.values()):
+        st.warning("Some columns' settings changed since they ran (marked stale): their numbers belong to the old "
+                   "settings. Press **Run all** to measure the current ones.", icon=":material/history:")
+    rows = compare_rows(cmp, states)
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.caption(TEXT["compare.caption"] + gloss("speed-up"))
+    with st.container(horizontal=True):
+        download_comparison(lab, [(i, parse_strategy(r.spec), r, states[f"{i} · {r.label}"], key[1])
+                                  for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)
+        download_rows("Download the table", rows, "compare-table")
+    ok = [r for r in runs if not r.error]
+    if ok:
+        chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")
+        st.caption(TEXT["compare.chart"])
+    for row in range(0, len(ok), 3):
+        for col, r in zip(st.columns(3), ok[row:row + 3]):
+            with col:
+                st.markdown(f"**{r.label}** · {states[r.label].split(':')[0]}")
+                st.markdown(output_html(r), unsafe_allow_html=True)
+                st.caption(f"`{r.spec}`")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,11 @@ from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import chart, open_page
-from ui.export import download_run
+from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT, gloss
-from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, tree_dot
+from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, step_rows, tree_dot
 from viz.tables import compare_rows
 
 P = Controls([
@@ -110,12 +110,12 @@ def render() -> None:
         st.dataframe(compare_rows(cmp), hide_index=True, width="stretch")
         depth = {r.label: list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
-            chart(st, depth_figure(depth), width="stretch")
+            chart(st, depth_figure(depth), "eagle-depth", width="stretch")
             st.caption(TEXT["eagle.depth"])
     if choice and choice.get("reason") == "measured":
         st.header("Choosing the tree size for this device")
         st.markdown(TEXT["eagle.sizing"].format(total=sizes.total_tokens, depth=sizes.depth))
-        chart(st, sizing_figure(choice, "tree"), width="stretch")
+        chart(st, sizing_figure(choice, "tree"), "eagle-sizing", width="stretch")
         one = choice["verify_s"][1]
         st.caption(f"One forward over 1 token: {1000 * one:.0f} ms; over {sizes.total_tokens} tokens: "
                    f"{1000 * choice['verify_s'].get(sizes.total_tokens, one):.0f} ms; one head level over "
@@ -148,13 +148,14 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     P.sync()
     dot = tree_dot(step, compact=view == "compact")
     st.graphviz_chart(dot, width="content")
+    tree_downloads(dot, "eagle-tree")
     st.caption(TEXT["eagle.mask"])
     labels = [f"#{i} {t}" for i, t in enumerate(step.texts)]
     sel = st.selectbox("Select a node to see what it attends to", range(len(labels)), format_func=labels.__getitem__,
                        index=node_from_link(len(labels)), key=f"eagle_node_{step.index}")
     if st.query_params.get("eagle_node") != str(sel):
         st.query_params["eagle_node"] = str(sel)  # the link reopens this node
-    chart(st, mask_figure(step, sel), width="stretch")
+    chart(st, mask_figure(step, sel), "eagle-mask", width="stretch")
     visible = [labels[j] for j in range(len(labels)) if step.mask[sel, j]]
     st.markdown(f"**{labels[sel]}** attends to the whole prefix plus: {', '.join(visible)} (itself and its "
                 "ancestors). Under the plain causal mask it would also see every earlier node in the flattened "
@@ -167,7 +168,9 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     b.metric("Tokens per target forward", f"{m['new_tokens'] / m['target_forwards']:.2f}",
              help="all tokens so far ÷ all target forwards (prefill included)")
     c.metric("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}")
-    download_run("eagle", lab, strategy, run, dec)
+    download_run("eagle", lab, strategy, run, dec, step_rows(shown),
+                 "Every drafted node of every step so far (parent, depth, token, draft q, accepted or rejected), then "
+                 "the target's own token.")
     pin_panel("eagle", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "dot", dot, (
         ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"),
         ("Drafted nodes accepted", f"{m['accepted']} / {m['drafted']}"),
@@ -220,7 +223,7 @@ def explain(kind: str) -> None:
                      f"{info['heldout']['top1_agreement']:.2f}.")
     st.markdown(" ".join(lines))
     if info.get("losses"):
-        chart(st, loss_figure(info), width="stretch")
+        chart(st, loss_figure(info), "eagle-loss", width="stretch")
     with st.expander("The manifest"):
         st.json(info, expanded=False)
 

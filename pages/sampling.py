@@ -11,7 +11,7 @@ from ui.lab import chart, open_page
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from ui.texts import TEXT
-from viz.sampling import distribution_figure, histogram_figure, tokens_html
+from viz.sampling import distribution_figure, histogram_figure, step_rows, tokens_html
 from viz.tables import sampler_rows
 
 P = Controls(sampling_table() + [
@@ -38,7 +38,7 @@ def render() -> None:
     nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
     with right:
         chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),
-                        width="stretch")
+              "sampling-next-token", width="stretch")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric("Tokens left", f"{nt.kept:,}", help="with probability > 0 after the processors")
         m2.metric("Top token p", f"{nt.top_p:.3f}")
@@ -63,7 +63,7 @@ def render() -> None:
     fit = results.get("draws", key, "Draw samples")
     if fit:
         chart(st, histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}),
-                        width="stretch")
+              "sampling-draws", width="stretch")
         st.dataframe(sampler_rows(fit), hide_index=True, width="stretch")
         st.caption(TEXT["sampling.block_trick"])
     elif picked:
@@ -75,7 +75,8 @@ def render() -> None:
     rn = study.reused_noise(lm, prompt_ids, settings, int(P["pitfall_steps"]), lab.seed, min(15, P["top_n"]), raw=raw)
     chart(st, histogram_figure(rn.shown_texts, rn.exact, {"fresh noise": rn.fresh_freq,
                                                                 "reused noise (bug)": rn.reused_freq},
-                                     title=f"{rn.steps} steps on one distribution"), width="stretch")
+                                     title=f"{rn.steps} steps on one distribution"), "sampling-reused-noise",
+          width="stretch")
     st.markdown(f"Distinct tokens drawn: **{rn.distinct_fresh}** with fresh noise, **{rn.distinct_reused}** with "
                 "reused noise.")
 
@@ -103,11 +104,13 @@ def step_through(lab, strategy, run, prompt_ids):
                     f"(raw {rec.raw_prob:.3f}); {rec.kept:,} tokens were left after the processors, entropy "
                     f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
         chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
-                                            title=f"Distribution at step {rec.index + 1}"), width="stretch")
+                                            title=f"Distribution at step {rec.index + 1}"), "sampling-step",
+              width="stretch")
         st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
                    f"({dec.target.active} target forward).")
         probs = [r.prob for r in hist]
-        download_run("sampling", lab, strategy, run, dec)
+        download_run("sampling", lab, strategy, run, dec, step_rows(hist),
+                     "One row per step so far: the token drawn, its p (processed and raw), tokens left, entropy.")
         pin_panel("sampling", Snapshot(f"{describe(strategy)}, step {rec.index + 1}", "html",
                                        tokens_html([r.token_text for r in hist], probs), (
             ("Tokens", str(len(hist))), ("Mean p of the drawn tokens", f"{sum(probs) / len(probs):.3f}"),

@@ -5,10 +5,11 @@ from decoding_core.sampling_cost import COMPLEXITY
 from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
+from ui.export import download_rows
 from ui.lab import chart, open_page
 from ui.progress import kept, measure
 from ui.texts import TEXT
-from viz.sampling_cost import cost_vs_k_figure, cost_vs_n_figure, decoding_figure
+from viz.sampling_cost import cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows
 
 P = Controls([
     Param("cost_budget", 1.0, "Time budget per point (s)", 0.2, 5.0, 0.2,
@@ -42,20 +43,21 @@ def render() -> None:
     k = lab.lm.vocab_size
     st.subheader("Regime 1: n draws from ONE distribution")
     st.markdown(TEXT["cost.one"])
-    chart(st, cost_vs_n_figure(rec, k), width="stretch")
-    chart(st, cost_vs_k_figure(rec, P["cost_n"]), width="stretch")
+    chart(st, cost_vs_n_figure(rec, k), "cost-vs-n", width="stretch")
+    chart(st, cost_vs_k_figure(rec, P["cost_n"]), "cost-vs-k", width="stretch")
     st.subheader("Regime 2: one draw from each NEW distribution (decoding)")
     st.markdown(TEXT["cost.new"])
-    chart(st, decoding_figure(rec, k), width="stretch")
+    chart(st, decoding_figure(rec, k), "cost-decoding", width="stretch")
     st.markdown("**What the measurements say**\n\n" + "\n".join(f"- {c}" for c in rec.crossovers))
     st.markdown(TEXT["cost.why"])
     with st.expander("Is every method exact? Chi-square against the exact softmax"):
-        st.dataframe([{"method": e.method, "regime": e.regime, "draws": e.draws, "p-value": round(e.p_value, 4)}
-                      for e in rec.exactness], hide_index=True, width="stretch")
+        st.dataframe(exactness_rows(rec), hide_index=True, width="stretch")
         st.caption(TEXT["cost.exact"])
+        download_rows("Download the tests", exactness_rows(rec), "cost-exactness")
     with st.expander("The numbers"):
-        st.dataframe([{"method": r.method, "regime": r.regime, "k": r.k, "n": r.n, "batch": r.batch,
-                       "seconds": r.seconds, "note": r.note} for r in rec.rows], hide_index=True, width="stretch")
+        st.dataframe(cost_rows(rec), hide_index=True, width="stretch")
+        download_rows("Download the numbers", cost_rows(rec), "cost-numbers",
+                      "Every measured point (method, regime, k, n, batch, seconds) as CSV.")
 
 
 if __name__ == "__main__":

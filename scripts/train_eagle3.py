@@ -182,6 +182,8 @@ def main(argv=None):
     ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--heldout", type=int, default=48, help="held-out sequences for the evaluation")
     ap.add_argument("--max-train", type=int, default=None, help="use at most this many training sequences")
+    ap.add_argument("--skip-train", type=int, default=0,
+                    help="leave out the first K training sequences (e.g. those an --init-from head already saw)")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--head-lr-scale", type=float, default=1.0,
@@ -200,11 +202,20 @@ def main(argv=None):
     cfg = target.model.config
     layers = (2, cfg.num_hidden_layers // 2, cfg.num_hidden_layers - 3)
     pad = target.eos_ids[0]
-    train = load_corpus(args.corpus, "train", args.seq_len, args.max_train)
+    train = load_corpus(args.corpus, "train", args.seq_len)[args.skip_train:]
+    train = train[:args.max_train] if args.max_train else train
     held = load_corpus(args.corpus, "heldout", args.seq_len, args.heldout)
     vocab_path = work / "vocab.json"
     if vocab_path.exists():
         vocab = json.loads(vocab_path.read_text())
+    elif args.init_from:  # a warm start keeps the vocabulary its head was trained on
+        from safetensors import safe_open
+
+        with safe_open(str(Path(args.init_from) / "model.safetensors"), "pt") as f:
+            d2t_list = f.get_tensor("d2t").tolist()
+        vocab = {"d2t": d2t_list, "coverage": choose_vocab(train, args.vocab, target.vocab_size)[1],
+                 "from": f"{args.init_from} (warm start)"}
+        vocab_path.write_text(json.dumps(vocab))
     else:
         d2t_list, coverage = choose_vocab(train, args.vocab, target.vocab_size)
         vocab = {"d2t": d2t_list, "coverage": coverage, "from_sequences": len(train)}

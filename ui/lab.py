@@ -14,6 +14,7 @@ from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_
 from decoding_core.settings import BACKENDS, DEVICES, DTYPES, RunSettings
 from ui import params
 from ui.controls import Controls, Param
+from ui.notebooks import notebook_note
 from ui.texts import LOOK_FIRST
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
@@ -182,6 +183,9 @@ def open_page(title: str, caption: str, controls=None) -> tuple[Lab, list[int]]:
     st.caption(caption)
     if title in LOOK_FIRST:
         st.info(LOOK_FIRST[title], icon=":material/visibility:")
+    note = notebook_note(title)
+    if note:
+        st.caption(note)
     prompt_ids = need_prompt(lab_)
     if controls is not None:
         controls.seed()
@@ -196,8 +200,10 @@ def need_prompt(lab_: Lab) -> list[int]:
     return lab_.prompt_ids
 
 
-def chart(where, fig, **kw) -> None:
-    """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector)."""
+def chart(where, fig, name: str | None = None, **kw) -> None:
+    """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector).
+    ``name`` (unique on the page, stable: the file name and the widgets' keys) adds a "Download figure" popover
+    under the chart (PNG, SVG: ui/export.py)."""
     if st.session_state.get("present"):
         import plotly.graph_objects as go
 
@@ -208,6 +214,10 @@ def chart(where, fig, **kw) -> None:
         fig.update_yaxes(tickfont_size=15, title_font_size=17)
         fig.update_annotations(font_size=17)
     where.plotly_chart(fig, **kw)
+    if name:
+        from ui.export import figure_downloads
+
+        figure_downloads(where, fig, name)
 
 
 COPY_LINK = """<div style="font-family:'Source Sans Pro',sans-serif">

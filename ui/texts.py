@@ -112,12 +112,26 @@ share a run. **Glossary** (last in the menu) defines every metric.""",
     'eagle.depth': (
         'For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the'
         ' accepted path. A tree reaches deeper because several guesses are checked at every depth.'),
+    'compare.intro': (
+        'Pick each column\'s strategy and open its **Settings** (greedy, sampling with its processors and sampler,'
+        ' beam search with or without pruning and a sampled prefix, stochastic beams, speculative decoding with a'
+        ' draft, rule and N, EAGLE with a head and a tree). Every column decodes the same prompt with the same'
+        ' seed and length, one after another. Column 1 is the reference for speed-up and "same text". A setting'
+        ' changed after a run marks that column **stale**; a **pinned** column keeps its result while the others'
+        ' run again. The whole comparison is in the link.'),
+    'compare.chart': (
+        'One bar per column. tokens/s: decoding speed on this machine (higher is faster). log p(output): how'
+        ' likely the target finds the whole output (closer to 0 is more likely; beam search maximises it).'
+        ' distinct-2: unique bigrams / all bigrams (lower = more repetition). τ: tokens per target forward for'
+        ' the drafting strategies (no bar where it does not apply).'),
     'compare.caption': (
         'Wall time covers decoding only (the model was loaded and warmed up before). τ = (accepted +'
         ' verify steps) / verify steps. Greedy, beam k = 1, greedy-match speculative decoding, prompt'
         ' lookup and greedy EAGLE must give the same text as greedy where their settings are greedy;'
         " sampling differs by design. Target forward: the sidebar's choice where a strategy supports it"
-        ' (beam search and EAGLE run eager).'),
+        ' (beam search and EAGLE run eager). log p (output): the sum of the output tokens\' log-probabilities'
+        ' under the target (one extra forward, not timed). Tokens are coloured as on their own pages: by the'
+        ' probability they were drawn with, or by where they came from (accepted draft, correction, bonus).'),
     'spec.price': (
         "The notes' table for choosing N says what a long draft costs besides rejections: more softmax work and"
         " memory, and a longer stall per step. Each row becomes a figure here, from the same runs: left, the"
@@ -241,12 +255,16 @@ LECTURE = [
      ]},
     {"page": "compare", "title": "Compare strategies",
      "teaches": "Strategies side by side on one prompt and seed, with honest metrics.",
-     "look": "Look first at 'same text as greedy': the greedy-verified methods must say yes; only the speed may "
-             "differ.",
+     "look": "Look first at 'same text as reference': the greedy-verified methods must say yes against greedy in "
+             "column 1; only the speed may differ.",
      "tries": [
          ("Fast methods only", "Greedy, speculative, prompt lookup and EAGLE on 32 tokens: same text, different "
-                               "speed.", {"cmp_max_new": 32,
-                                          "cmp_pick": ("greedy", "speculative (draft)", "prompt lookup", "EAGLE")}),
+                               "speed.", {"cmp_max_new": 32, "cmp_cols": 4, "c1": "greedy", "c2": "speculative",
+                                          "c3": "speculative:draft=prompt-lookup", "c4": "eagle"}),
+         ("Beam with and without pruning", "Beam k = 6 beside beam k = 6 with rp 0.6 and mc 3: the same best "
+                                           "output for fewer candidates?",
+          {"cmp_max_new": 24, "cmp_cols": 3, "c1": "greedy", "c2": "beam:num_beams=6",
+           "c3": "beam:num_beams=6,rp=0.6,mc=3"}),
      ]},
 ]
 LOOK_FIRST = {step["title"]: step["look"] for step in LECTURE}

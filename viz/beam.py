@@ -105,6 +105,19 @@ def candidate_rows(step) -> list[dict]:
             if c.status != "carried"]
 
 
+def step_rows(steps) -> list[dict]:
+    """Every candidate of every step so far, one row each with its step (the step-through's CSV); a sampled
+    prefix step is one row, the token it drew."""
+    rows = []
+    for s in steps:
+        if s.kind == "sample":
+            rows.append({"step": s.index + 1, "rank": 1, "token": s.sample.token_text,
+                         "log p(token)": round(math.log(s.sample.prob), 4) if s.sample.prob > 0 else None,
+                         "status": "sampled prefix"})
+        rows.extend({"step": s.index + 1, **row} for row in candidate_rows(s))
+    return rows
+
+
 def nbest_rows(hyps, lm_decode, normalised: bool, eos_ids=()) -> list[dict]:
     """The n-best list of a finished search (or a finished set); "ends" says how each hypothesis stopped: by
     EOS, or cut by the length limit."""

@@ -7,6 +7,7 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from decoding_core.trees import depths
 from viz.sampling import _labels
 
 
@@ -58,6 +59,23 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
                          f'{"" if on else ", style=dashed"}];')
     lines.append("}")
     return "\n".join(lines)
+
+
+def step_rows(steps) -> list[dict]:
+    """Every drafted node of every step so far (the step-through's CSV): its parent, depth, token, draft
+    confidence exp(score) and whether the target accepted it; then a row with the target's own token."""
+    rows = []
+    for s in steps:
+        depth = depths(list(s.parents))
+        path = set(s.accepted_path)
+        rows.extend({"step": s.index + 1, "node": i, "parent": s.parents[i], "depth": depth[i], "token": s.texts[i],
+                     "draft q": round(math.exp(s.scores[i]), 6), "result": "accepted" if i in path else "rejected"}
+                    for i in range(1, len(s.texts)))
+        tree = s.kind == "tree"  # the prefill step: the target's first token, no tree yet
+        rows.append({"step": s.index + 1, "parent": s.accepted_path[-1] if tree else None,
+                     "depth": len(s.accepted_path) if tree else None, "token": s.next_text,
+                     "result": "the target's own token" if tree else "the target's first token"})
+    return rows
 
 
 def mask_figure(step, selected: int | None = None) -> go.Figure:

@@ -67,8 +67,9 @@ def text_color(p: float) -> str:
     return "#ffffff" if p > 0.6 else "#1c2233"
 
 
-def tokens_html(texts, probs, current: int | None = None) -> str:
-    """The text so far, each token a span coloured by the probability it was drawn with."""
+def tokens_html(texts, probs, current: int | None = None, what: str = "probability the token was drawn with") -> str:
+    """The text so far, each token a span coloured by the probability it was drawn with (``what`` the legend
+    says the colour is)."""
     spans = []
     for i, (t, p) in enumerate(zip(texts, probs)):
         border = "2px solid #e8590c" if i == current else "1px solid transparent"  # orange: visible on any blue
@@ -80,6 +81,14 @@ def tokens_html(texts, probs, current: int | None = None) -> str:
         )
     swatches = " ".join(f'<span style="background:{token_color(v)};color:{text_color(v)};padding:0 6px">{v:g}</span>'
                         for v in (0.0, 0.25, 0.5, 0.75, 1.0))
-    legend = ('<div style="font-size:0.85em;color:#555;margin-top:4px">colour = probability the token was drawn '
-              f'with: {swatches}</div>')
+    legend = (f'<div style="font-size:0.85em;color:#555;margin-top:4px">colour = {what}: '
+              f'{swatches}</div>')
     return f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>{legend}'
+
+
+def step_rows(history) -> list[dict]:
+    """One row per sampled step (the step-through's CSV): the token drawn, its probability after the processors
+    and raw, how many tokens were left and the entropy it was drawn from."""
+    return [{"step": r.index + 1, "token": r.token_text, "token id": r.token_id, "p": round(r.prob, 6),
+             "raw p": round(r.raw_prob, 6), "tokens left": r.kept, "entropy (nats)": round(r.entropy, 4),
+             "end of sequence": r.finished} for r in history]

@@ -66,3 +66,15 @@ def decoding_figure(rec, k: int) -> go.Figure:
                       title=dict(text=f"One draw from each new distribution, as in decoding (k = {k:,})", x=0))
     fig.update_yaxes(type="log", title="µs per distribution", gridcolor="#eef0f5")
     return fig
+
+
+def cost_rows(rec) -> list[dict]:
+    """Every measured point: method, regime, k, n, batch, seconds (and why a point was skipped)."""
+    return [{"method": r.method, "regime": r.regime, "k": r.k, "n": r.n, "batch": r.batch, "seconds": r.seconds,
+             "note": r.note} for r in rec.rows]
+
+
+def exactness_rows(rec) -> list[dict]:
+    """Each method's chi-square test against the exact softmax."""
+    return [{"method": e.method, "regime": e.regime, "draws": e.draws, "p-value": round(e.p_value, 4)}
+            for e in rec.exactness]

@@ -69,6 +69,17 @@ def draft_rows(step, rule: str = "sample", has_q: bool = True) -> list[dict]:
     return rows
 
 
+def step_rows(steps, rule: str = "sample", has_q: bool = True) -> list[dict]:
+    """Every step so far (the step-through's CSV): its drafts as in ``draft_rows``, then a row with the target's
+    own token (a correction, a bonus token, or its own when nothing was drafted)."""
+    rows = []
+    for s in steps:
+        rows.extend({"step": s.index + 1, **row} for row in draft_rows(s, rule, has_q))
+        rows.append({"step": s.index + 1, "i": len(s.drafts) + 1, "target token": s.next_text,
+                     "result": SOURCE[s.next_source]})
+    return rows
+
+
 def residual_figure(residual_top, title="At the rejection: p, q and the residual norm(max(0, p − q))") -> go.Figure:
     ids, texts, p, q, res = residual_top
     labels = _labels(texts)

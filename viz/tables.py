@@ -41,18 +41,31 @@ def drift_rows(drift) -> list[dict]:
     return [{"rule": name, "TV distance to the target's p": _r(tv, 4)} for name, tv in drift.tv.items()]
 
 
-def compare_rows(comparison) -> list[dict]:
-    """Metrics per strategy; "–" where a metric does not apply (tau for strategies without drafts)."""
+def compare_rows(comparison, states: dict | None = None) -> list[dict]:
+    """Metrics per strategy; "–" where a metric does not apply (τ and acceptance for strategies without drafts,
+    overlap with one seed). Speed-up and "same text" are against the reference run (the first by default);
+    ``states`` (label -> "fresh" / "stale ..." / "pinned") adds a state column."""
+    runs = comparison.runs
+    ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
     rows = []
-    for r in comparison.runs:
+    for r in runs:
+        row = {"strategy": r.label}
+        if states is not None:
+            row["state"] = states.get(r.label, "")
         if r.error:
-            rows.append({"strategy": r.label, "note": r.error})
+            rows.append({**row, "note": r.error})
             continue
-        ref = r.label == comparison.reference
-        rows.append({"strategy": r.label, "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
+        is_ref = r is ref
+        speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
+        rows.append({**row, "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
                      "tokens/s": _r(r.tokens_per_s, 2),
-                     "speed-up": "1.00 (reference)" if ref else _fmt(r.speedup),
-                     "target forwards": r.target_forwards, "τ": _fmt(r.tau), "distinct-2": _r(r.distinct_2, 2),
-                     "same text as reference": "–" if r.same_as_reference is None or ref else
-                     ("yes" if r.same_as_reference else "no")})
+                     "speed-up": "1.00 (reference)" if is_ref else _fmt(speedup),
+                     "target forwards": r.target_forwards,
+                     "log p (output)": _fmt(r.logprob, 1) if r.logprob is not None else "–",
+                     "τ": _fmt(r.tau),
+                     "acceptance by depth": " / ".join(f"{a:.2f}" for a in r.acceptance_by_depth) or "–",
+                     "distinct-2": _r(r.distinct_2, 2),
+                     "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
+                     "same text as reference": "–" if ref is None or is_ref else
+                     ("yes" if r.tokens == ref.tokens else "no")})
     return rows

@@ -75,14 +75,19 @@ class Diversity:
 
 
 @torch.inference_mode()
-def sequence_logprob(lm: LoadedModel, prompt_ids: list[int], tokens) -> float:
-    """log p(tokens | prompt) under the target: the sum of the tokens' log-probs, one forward."""
+def token_logprobs(lm: LoadedModel, prompt_ids: list[int], tokens) -> list[float]:
+    """log p(token_i | prompt, tokens_<i) under the target (its raw softmax), for every token: one forward."""
     tokens = list(tokens)
     if not tokens:
-        return 0.0
+        return []
     ids = torch.tensor([list(prompt_ids) + tokens], device=lm.device)
     logp = torch.log_softmax(forward(lm.model, ids, DynamicCache())[0, len(prompt_ids) - 1:-1].float(), -1)
-    return float(logp.gather(-1, torch.tensor(tokens, device=logp.device)[:, None]).sum())
+    return logp.gather(-1, torch.tensor(tokens, device=logp.device)[:, None])[:, 0].tolist()
+
+
+def sequence_logprob(lm: LoadedModel, prompt_ids: list[int], tokens) -> float:
+    """log p(tokens | prompt) under the target: the sum of the tokens' log-probs, one forward."""
+    return float(sum(token_logprobs(lm, prompt_ids, tokens)))
 
 
 def diversity(lm: LoadedModel, prompt_ids: list[int], strategy: Beam, run: RunSettings, seeds: int = 4,

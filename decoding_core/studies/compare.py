@@ -1,6 +1,7 @@
 """Strategies side by side: the same prompt, seed, length, device and dtype, run one after another."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -8,16 +9,18 @@ import torch
 from transformers import DynamicCache
 
 from ..decoders import forward
-from ..diversity import distinct_n
+from ..diversity import distinct_n, pairwise_overlap
 from ..models import LoadedModel, ModelLoadError
 from ..settings import RunSettings
+from ..spec import strategy_spec
 from ..strategies import Loaders, Sizes, build_decoder, describe, direct_loaders
 from . import Progress, StopCheck, never, no_progress
+from .beam import token_logprobs
 
 
-def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, i: int, n: int, label: str):
+def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, at: float, share: float, label: str):
     """Step a started decoder to the end (decode time is counted inside step() only), telling progress every
-    ~0.3 s; returns (result, stopped early)."""
+    ~0.3 s (this run covers [at, at + share] of the whole); returns (result, stopped early)."""
     last = time.perf_counter()
     while not dec.done:
         dec.step()
@@ -25,9 +28,33 @@ def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, i: int, 
             return dec.result(), True
         if time.perf_counter() - last > 0.3:
             made = min(len(dec.tokens), max_new)
-            progress((i + made / max(1, max_new)) / n, f"{label}: {made} of {max_new} tokens")
+            progress(at + share * made / max(1, max_new), f"{label}: {made} of {max_new} tokens")
             last = time.perf_counter()
     return dec.result(), False
+
+
+EAGER = ("beam", "stochastic-beam", "eagle")  # these run the target eager whatever the run's backend
+
+
+def column_run(strategy, run: RunSettings, seed_offset: int = 0) -> RunSettings:
+    """The run settings a strategy is decoded with here (and by ``replay`` of a comparison file)."""
+    return replace(run, seed=run.seed + seed_offset, backend="eager" if strategy.name in EAGER else run.backend)
+
+
+def origins(dec, n: int) -> tuple[str, ...]:
+    """Where each of the first ``n`` emitted tokens came from, for decoders that draft (speculative: accepted
+    draft, correction, bonus or own token; EAGLE: accepted tree token or the target's token after the path);
+    () for the others."""
+    out: list[str] = []
+    for step in getattr(dec, "history", ()):
+        if hasattr(step, "next_source"):                 # a speculative step
+            out += ["accepted"] * step.n_accepted + [step.next_source]
+        elif hasattr(step, "accepted_path"):             # an EAGLE step (the prefill has no path)
+            drafted = max(0, len(step.accepted_path) - 1)
+            out += ["accepted"] * drafted + ["target"] * (len(step.emitted) - drafted)
+        else:
+            return ()
+    return tuple(out[:n])
 
 
 @dataclass(frozen=True)
@@ -48,6 +75,13 @@ class StrategyRun:
     same_as_reference: bool | None
     sizes: dict
     error: str | None = None
+    spec: str = ""                            # strategy_spec of the strategy (what a link stores)
+    logprob: float | None = None              # log p(output | prompt) under the target
+    token_texts: tuple[str, ...] = ()         # the output, token by token, as shown (glyphs)
+    token_probs: tuple[float, ...] = ()       # autoregressive: p it was drawn with; else the target's p
+    origins: tuple[str, ...] = ()             # drafting strategies: where each token came from
+    seeds: int = 1                            # outputs made (seeds run.seed ..) for the overlap
+    overlap: float | None = None              # mean pairwise bigram overlap of those outputs (seeds > 1)
 
 
 @dataclass(frozen=True)
@@ -57,52 +91,76 @@ class Comparison:
     stopped: bool = False
 
 
+def _failed(label: str, strategy, err: str) -> StrategyRun:
+    return StrategyRun(label, strategy.name, (), "", 0, 0.0, None, None, 0, None, None, (), 0.0, None, {}, err,
+                       strategy_spec(strategy))
+
+
 def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSettings,
             reference: int | None = 0, loaders: Loaders | None = None, progress: Progress = no_progress,
-            should_stop: StopCheck = never) -> Comparison:
+            should_stop: StopCheck = never, seeds: int = 1) -> Comparison:
     """Run each strategy (or (label, strategy) pair) in turn; speed-up and "same text" are relative to
     ``strategies[reference]`` (None: no reference). Without a label, a run is named by ``describe`` with
     the sizes its decoder actually used. A strategy that cannot be built (a missing draft, a bad combination) gets its
-    error in its row and the others still run."""
+    error in its row and the others still run. With ``seeds`` > 1 each strategy also runs with seeds
+    run.seed + 1 .. and its row gets the pairwise overlap of its outputs (the metrics are the first seed's)."""
     loaders = loaders or direct_loaders()
     forward(lm.model, torch.tensor([prompt_ids], device=lm.device), DynamicCache(), 1)  # warm-up, untimed
     done, stopped = [], False
+    n = len(strategies)
     for i, item in enumerate(strategies):
         label, strategy = item if isinstance(item, tuple) else (None, item)
         if should_stop():
             stopped = True
             break
-        eager = strategy.name in ("beam", "stochastic-beam", "eagle")  # these run the target eager
-        own = replace(run, backend="eager") if eager else run
+        outputs, first = [], None
         try:
-            dec = build_decoder(lm, strategy, own, loaders)
-            label = label or describe(strategy, Sizes(getattr(dec, "n_draft", None), getattr(dec, "total_tokens", None),
-                                                      getattr(dec, "depth", None)))
-            progress(i / len(strategies), label)
-            r, cut = _run(dec.start(prompt_ids), run.max_new_tokens, progress, should_stop, i, len(strategies), label)
-            done.append((label + (f" (stopped after {r.metrics['new_tokens']} tokens)" if cut else ""), strategy, r,
-                         None))
-            if cut:
-                stopped = True
-                break
+            for j in range(seeds):
+                own = column_run(strategy, run, j)
+                dec = build_decoder(lm, strategy, own, loaders)
+                label = label or describe(strategy, Sizes(getattr(dec, "n_draft", None),
+                                                          getattr(dec, "total_tokens", None), getattr(dec, "depth", None)))
+                progress((i + j / seeds) / n, label)
+                r, cut = _run(dec.start(prompt_ids), run.max_new_tokens, progress, should_stop, (i + j / seeds) / n,
+                              1 / (n * seeds), label + (f" (seed {own.seed})" if seeds > 1 else ""))
+                if first is None:
+                    first = (r, dec, cut)
+                outputs.append(r.tokens)
+                if cut or should_stop():
+                    stopped = True
+                    break
         except (ModelLoadError, ValueError) as exc:
-            progress(i / len(strategies), label or describe(strategy))
-            done.append((label or describe(strategy), strategy, None, str(exc)))
-    progress(1.0, "done")
-    ref = done[reference] if reference is not None and reference < len(done) and done[reference][2] else None
-    ref_rate = ref[2].metrics["new_tokens"] / ref[2].metrics["wall_s"] if ref else None
-    rows = []
-    for label, strategy, r, err in done:
-        if r is None:
-            rows.append(StrategyRun(label, strategy.name, (), "", 0, 0.0, None, None, 0, None, None, (), 0.0, None, {},
-                                    err))
+            progress(i / n, label or describe(strategy))
+            done.append(_failed(label or describe(strategy), strategy, str(exc)))
             continue
-        m = r.metrics
+        r, dec, cut = first
+        steps = getattr(dec, "history", ())
+        drawn = [s.prob for s in steps if hasattr(s, "prob")][: len(r.tokens)]  # autoregressive steps only
+        logps = token_logprobs(lm, prompt_ids, r.tokens)
+        done.append(dict(label=label + (f" (stopped after {r.metrics['new_tokens']} tokens)" if cut else ""),
+                         strategy=strategy, r=r, origins=origins(dec, len(r.tokens)),
+                         probs=tuple(drawn) if len(drawn) == len(r.tokens) else tuple(math.exp(x) for x in logps),
+                         logprob=float(sum(logps)), texts=tuple(lm.token_text(t) for t in r.tokens),
+                         outputs=outputs))
+        if stopped:
+            break
+    progress(1.0, "done")
+    ok = lambda k: reference is not None and k < len(done) and isinstance(done[k], dict)  # noqa: E731
+    ref = done[reference] if ok(reference) else None
+    ref_rate = ref["r"].metrics["new_tokens"] / ref["r"].metrics["wall_s"] if ref and ref["r"].metrics["wall_s"] else None
+    rows = []
+    for d in done:
+        if isinstance(d, StrategyRun):
+            rows.append(d)
+            continue
+        r, m = d["r"], d["r"].metrics
         rate = m["new_tokens"] / m["wall_s"] if m["wall_s"] else None
         rows.append(StrategyRun(
-            label, strategy.name, tuple(r.tokens), r.text, m["new_tokens"], m["wall_s"], rate,
-            rate / ref_rate if rate and ref_rate and ref is not None and label != ref[0] else None,
+            d["label"], d["strategy"].name, tuple(r.tokens), r.text, m["new_tokens"], m["wall_s"], rate,
+            rate / ref_rate if rate and ref_rate and d is not ref else None,
             m["target_forwards"], m.get("mean_accepted_length"), m.get("acceptance_rate"),
             tuple(m.get("acceptance_by_depth", ())), distinct_n([r.tokens], 2),
-            (r.tokens == ref[2].tokens) if ref is not None else None, dict(m.get("sizes", {}))))
-    return Comparison(tuple(rows), ref[0] if ref else None, stopped)
+            (r.tokens == ref["r"].tokens) if ref is not None else None, dict(m.get("sizes", {})), None,
+            strategy_spec(d["strategy"]), d["logprob"], d["texts"], d["probs"], d["origins"], len(d["outputs"]),
+            pairwise_overlap(d["outputs"], 2) if len(d["outputs"]) > 1 else None))
+    return Comparison(tuple(rows), ref["label"] if ref else None, stopped)

@@ -1,16 +1,64 @@
-"""AppTest on the Compare page: strategies that share greedy settings agree with greedy."""
+"""AppTest on the Compare page: columns with their own settings from a link, the greedy family agrees with
+greedy, the link's tokens are the engine's, stale and pinned columns are marked, a bad column line is refused."""
+from decoding_core.models import load_model
+from decoding_core.settings import RunSettings
+from decoding_core.spec import parse_strategy
+from decoding_core.strategies import build_decoder
 from tests.app.conftest import open_app
 
+COLUMNS = {"c1": "greedy", "c2": "beam:num_beams=1", "c3": "speculative:draft=prompt-lookup,n_draft=3",
+           "c4": "sample:temperature=1.5,top_k=20"}
+LINK = {"cmp_max_new": "10", "cmp_cols": "4", **COLUMNS}
 
-def test_compare_runs_and_greedy_family_agrees():
-    at = open_app("pages/compare.py")
-    at.slider(key="cmp_max_new").set_value(10).run()
-    at.multiselect(key="cmp_pick").set_value(["greedy", "sampling", "beam search", "prompt lookup"]).run()
-    at.slider(key="cmp_k").set_value(1).run()
+
+def _run_all(at):
     next(b for b in at.button if b.label == "Run all").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at.dataframe[0].value.set_index("strategy")
+
+
+def test_columns_from_a_link_reproduce_the_engines_tokens_and_the_greedy_family_agrees():
+    at = open_app("pages/compare.py", LINK)
+    assert at.selectbox(key="cmp2_kind").value == "beam" and at.slider(key="cmp2_beam_beam.num_beams").value == 1
+    assert at.slider(key="cmp4_sample_sampling.top_k").value == 20
+    table = _run_all(at)
+    assert list(table.index) == ["1 · greedy", "2 · beam search (k 1)", "3 · speculative (prompt lookup, N 3, greedy)",
+                                 "4 · sampling (T 1.5, top-k 20, multinomial)"]
+    assert table.loc["2 · beam search (k 1)", "same text as reference"] == "yes"
+    assert table.loc["3 · speculative (prompt lookup, N 3, greedy)", "same text as reference"] == "yes"
+    assert table.loc["1 · greedy", "speed-up"] == "1.00 (reference)"
+    assert (table["new tokens"] <= 10).all() and (table["state"] == "fresh").all()
+    assert table.loc["3 · speculative (prompt lookup, N 3, greedy)", "τ"] != "–"
+    assert table.loc["1 · greedy", "τ"] == "–"
+    # what the page decoded is what the engine decodes for each column's line (same prompt, seed, length)
+    lm = load_model()
+    prompt = lm.encode(at.session_state["prompt"], chat=True)
+    kept = at.session_state["_cmp_results"]
+    for i, line in enumerate(COLUMNS.values(), 1):
+        dec = build_decoder(lm, parse_strategy(line), RunSettings(10, seed=0)).start(prompt)
+        assert list(kept[i][1].tokens) == dec.run().tokens, line
+    assert len(at.get("plotly_chart")) == 1  # the metrics chart
+
+
+def test_a_changed_column_is_stale_and_a_pinned_one_keeps_its_result():
+    at = open_app("pages/compare.py", {**LINK, "cmp_cols": "2", "cmp_pins": "1"})
+    assert at.session_state["_cmp_pins"] == {1}
+    assert at.selectbox(key="cmp1_kind").disabled  # a pinned column's settings are frozen
+    _run_all(at)
+    first = at.session_state["_cmp_results"][1]
+    at.slider(key="cmp2_beam_beam.num_beams").set_value(3).run()
     table = at.dataframe[0].value.set_index("strategy")
-    assert table.loc["prompt lookup", "same text as reference"] == "yes"
-    assert table.loc["beam search", "same text as reference"] == "yes"  # k = 1
-    assert table.loc["greedy", "speed-up"] == "1.00 (reference)"
-    assert (table["new tokens"] <= 10).all()
+    assert table.loc["2 · beam search (k 1)", "state"].startswith("stale")
+    assert table.loc["1 · greedy", "state"] == "pinned"
+    assert at.query_params["c2"] == "beam:num_beams=3"
+    table = _run_all(at)
+    assert "2 · beam search (k 3)" in table.index and table.loc["2 · beam search (k 3)", "state"] == "fresh"
+    assert at.session_state["_cmp_results"][1] is first  # the pinned column was not run again
+
+
+def test_a_bad_column_line_in_a_link_is_refused_with_its_reason():
+    at = open_app("pages/compare.py", {"cmp_cols": "2", "c1": "greedy", "c2": "beam:num_beams=0"})
+    text = " ".join(w.value for w in at.warning)
+    assert "column 2" in text and "beam width must be >= 1" in text
+    assert at.selectbox(key="cmp2_kind").value == "sample"  # column 2's default
     assert not at.exception

@@ -15,7 +15,8 @@ def test_step_shows_the_drafts_and_metrics():
     at.button(key="spec_step").click().run()
     at.button(key="spec_step").click().run()
     table = at.dataframe[0].value
-    assert list(table.columns)[:3] == ["i", "draft token", "q(y) draft"]
+    # greedy match (the default rule) drafts argmaxes: no q column (it would read 1 on every row)
+    assert list(table.columns)[:3] == ["i", "draft token", "p(y) target"]
     assert set(table["result"]) <= {"accepted", "rejected", "discarded"}
     assert metric(at, "Target forwards") == "2"
     assert float(metric(at, "Mean accepted length τ")) >= 1.0
@@ -27,6 +28,8 @@ def test_rules_and_run_to_end_with_speedup():
     at = open_app(PAGE)
     at.slider(key="spec_max_new").set_value(16).run()
     at.radio(key="rule").set_value("sample").run()
+    at.button(key="spec_step").click().run()
+    assert {"q(y) draft", "min(1, p/q)", "u"} <= set(at.dataframe[0].value.columns)  # rejection sampling's test
     at.button(key="spec_run").click().run()
     assert metric(at, "Speed-up (measured)").endswith("×")
     at.radio(key="rule").set_value("topk").run()

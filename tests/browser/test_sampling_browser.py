@@ -1,5 +1,6 @@
 """The Sampling page in Chromium on the embedded model: load, draw, step, no exception box."""
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import no_exception, screenshot, wait_idle
 
@@ -64,7 +65,8 @@ def test_cost_of_sampling_page_measures_both_regimes(server, page):
     page.get_by_role("button", name="Measure", exact=True).click()
     wait_idle(page, timeout=300_000)
     page.get_by_text("What the measurements say").wait_for()
-    assert page.locator("[data-testid='stPlotlyChart']").count() == 3
+    # plotly's front-end code is loaded lazily: under load the charts mount a while after the text
+    expect(page.locator("[data-testid='stPlotlyChart']")).to_have_count(3, timeout=60_000)
     no_exception(page)
     screenshot(page, "sampling-cost")
 

@@ -85,7 +85,7 @@ def test_eagle_heads_and_device_sizing(server, page):
 def test_a_stopped_study_keeps_its_partial_result(server, page):
     """Run all on Compare with long outputs, press Stop while it measures: the runs finished so far (and the
     one under way, cut where it stopped) are shown, marked as stopped."""
-    page.goto(server + "/compare?cmp_max_new=200&cmp_pick=greedy,sampling,beam%20search")
+    page.goto(server + "/compare?cmp_max_new=200&cmp_cols=3&c1=greedy&c2=sample&c3=beam")
     wait_idle(page)
     page.get_by_role("button", name="Run all").click()
     stop = page.get_by_role("button", name="Stop (keep what is measured so far)")

@@ -73,3 +73,33 @@ def test_auto_sizes_are_recorded_as_the_sizes_used():
     assert resolved(Speculative("embedded", "auto"), SimpleNamespace(n_draft=2)) == Speculative("embedded", 2)
     assert resolved(Eagle(), SimpleNamespace(total_tokens=6, depth=2)) == Eagle(total_tokens=6, depth=2)
     assert resolved(Greedy(), SimpleNamespace()) == Greedy()
+
+
+def test_a_comparison_export_replays_every_column_and_a_tampered_one_fails(embedded, tmp_path):
+    """The Compare page's JSON (decoding-lab/compare/1): each column with its own settings, "auto" sizes
+    resolved, a column that ran with other run settings (stale) replayed with those; replay exits 0, then 1."""
+    from decoding_core.export import COMPARE_SCHEMA, comparison_record, read_comparison
+    from decoding_core.studies.compare import compare
+
+    prompt = embedded.encode("Name a fruit.", chat=True)
+    columns = [Greedy(), Sample(SamplingSettings(temperature=1.2, top_k=30)), Speculative("embedded"),
+               Eagle(head="eagle3", total_tokens=10, depth=3)]
+    run, other = RunSettings(6, seed=3), RunSettings(4, seed=5)
+    cmp = compare(embedded, prompt, columns[:3], run, loaders=direct_loaders())
+    stale = compare(embedded, prompt, columns[3:], other, loaders=direct_loaders()).runs[0]
+    rows = [(i, s, r, "fresh", run) for i, (s, r) in enumerate(zip(columns, cmp.runs), 1)] + \
+        [(4, columns[3], stale, "stale", other)]
+    rec = comparison_record(embedded, rows, run, 1, prompt, "Name a fruit.", True, "embedded", "cpu", "float32")
+    assert rec["schema"] == COMPARE_SCHEMA and [c["column"] for c in rec["columns"]] == [1, 2, 3, 4]
+    path = tmp_path / "compare.json"
+    path.write_text(json.dumps(rec))
+    back = read_comparison(path)
+    assert back["columns"][2]["strategy"].n_draft == cmp.runs[2].sizes["n_draft"]  # "auto" written as the N used
+    assert back["columns"][3]["run"] == other and back["columns"][1]["strategy"] == columns[1]
+    done = subprocess.run([sys.executable, "-m", "decoding_core", "replay", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [c["equal"] for c in json.loads(done.stdout)["columns"]] == [True] * 4
+    rec["columns"][1]["tokens"][-1] += 1
+    path.write_text(json.dumps(rec))
+    assert cli_main(["replay", str(path)]) == 1

@@ -64,6 +64,31 @@ def test_compare_greedy_family_agrees_and_sampling_is_marked(target, loaders):
     json.dumps(as_json(rec))
 
 
+def test_compare_rows_carry_the_output_its_origins_log_prob_and_seed_overlap(target, loaders):
+    run = RunSettings(10, stop_at_eos=False)
+    rec = compare.compare(target, PROMPT, [Greedy(), Speculative(n_draft=3), Eagle(head="eagle1"),
+                                           Sample(SamplingSettings(temperature=1.5))], run, loaders=loaders, seeds=3)
+    greedy, spec, eagle, sample = rec.runs
+    for r in rec.runs:
+        assert len(r.token_texts) == len(r.token_probs) == r.new_tokens == 10
+        assert r.logprob == pytest.approx(beam.sequence_logprob(target, PROMPT, r.tokens), abs=1e-4)
+        assert r.spec and r.seeds == 3
+    # drafting strategies: every token has its origin, and the accepted ones are the accepted drafts emitted
+    dec = build_decoder(target, Speculative(n_draft=3), run, loaders).start(PROMPT)
+    dec.run()
+    assert spec.origins == compare.origins(dec, 10) and len(spec.origins) == 10
+    assert set(spec.origins) <= {"accepted", "correction", "bonus", "own"}
+    assert spec.origins.count("accepted") == sum(s.n_accepted for s in dec.history) - (
+        sum(len(s.emitted) for s in dec.history) - 10)  # the last step's cut tokens are not shown
+    assert set(eagle.origins) <= {"accepted", "target"} and len(eagle.origins) == 10
+    assert greedy.origins == () and sample.origins == ()
+    # greedy's probabilities are those it drew with; deterministic strategies overlap fully across seeds
+    g = build_decoder(target, Greedy(), run).start(PROMPT)
+    g.run()
+    assert greedy.token_probs == tuple(s.prob for s in g.history)
+    assert greedy.overlap == pytest.approx(1.0) and 0.0 <= sample.overlap < 1.0
+
+
 def test_compare_reports_a_strategy_that_cannot_be_built(target, loaders):
     rec = compare.compare(target, PROMPT, [Greedy(), Beam(BeamSettings(num_beams=99))], RunSettings(5),
                           loaders=loaders)

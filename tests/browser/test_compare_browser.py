@@ -1,0 +1,49 @@
+"""Compare in Chromium: three columns with their own settings from a link, run, then the comparison's JSON (which
+`replay` decodes again to the same tokens) and the metrics chart as SVG, checked on the downloaded files."""
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+LINK = ("/compare?cmp_max_new=8&cmp_cols=3&c1=greedy&c2=sample:temperature%3D1.3,top_k%3D40"
+        "&c3=beam:num_beams%3D3,rp%3D0.5")
+
+
+def test_three_columns_with_their_own_settings_run_and_download(server, page, tmp_path):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server + LINK)
+    wait_idle(page)
+    page.get_by_role("button", name="Run all").click()
+    wait_idle(page, timeout=300_000)
+    table = page.locator("[data-testid='stDataFrame']").first
+    table.wait_for()
+    assert page.locator("[data-testid='token-strip']").count() == 3  # each column's output, coloured
+    screenshot(page, "compare-three-columns")
+
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_role("button", name="Download the comparison (JSON)").click()
+    path = tmp_path / "compare.json"
+    info.value.save_as(path)
+    rec = json.loads(path.read_text())
+    assert [c["spec"] for c in rec["columns"]] == ["greedy", "sample:temperature=1.3,top_k=40",
+                                                   "beam:num_beams=3,rp=0.5"]
+    assert all(len(c["tokens"]) <= 8 and c["metrics"]["logprob"] < 0 for c in rec["columns"])
+    done = subprocess.run([sys.executable, "-m", "decoding_core", "replay", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    page.get_by_role("button", name="Download figure").first.click()
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="SVG", exact=True).click()
+    assert info.value.suggested_filename == "decoding-lab-compare-metrics.svg"
+    svg = tmp_path / "metrics.svg"
+    info.value.save_as(svg)
+    root = ET.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and "tokens / s" in " ".join(root.itertext())
+    no_exception(page)
