@@ -127,13 +127,7 @@ def versions(lm) -> dict:
 
 def resolved(strategy, decoder):
     """The strategy with the sizes its decoder really used in place of "auto" (so a replay builds the same)."""
-    changes = {}
-    if getattr(strategy, "n_draft", None) == "auto" and getattr(decoder, "n_draft", None):
-        changes["n_draft"] = decoder.n_draft
-    for name in ("total_tokens", "depth"):
-        if getattr(strategy, name, None) == "auto" and getattr(decoder, name, None):
-            changes[name] = getattr(decoder, name)
-    return dataclasses.replace(strategy, **changes) if changes else strategy
+    return with_sizes(strategy, {k: getattr(decoder, k, None) for k in ("n_draft", "total_tokens", "depth")})
 
 
 def with_sizes(strategy, sizes: dict):
@@ -164,12 +158,16 @@ def comparison_record(lm, columns, run, seeds: int, prompt_ids, prompt: str, cha
             "versions": versions(lm)}
 
 
+def _read(path: str | Path, schema: str) -> tuple[dict, dict]:
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or data.get("schema") != schema:
+        raise ValueError(f"{path} is not a {schema} file")
+    return data, _record_types()
+
+
 def read_comparison(path: str | Path) -> dict:
     """A comparison file with each column's strategy and the run settings as typed records."""
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict) or data.get("schema") != COMPARE_SCHEMA:
-        raise ValueError(f"{path} is not a {COMPARE_SCHEMA} file")
-    types_ = _record_types()
+    data, types_ = _read(path, COMPARE_SCHEMA)
     return dict(data, settings=dict(data["settings"], run=from_json(data["settings"]["run"], types_)),
                 columns=[dict(c, strategy=from_json(c["strategy"], types_), run=from_json(c["run"], types_))
                          for c in data["columns"]])
@@ -190,10 +188,7 @@ def run_record(lm, strategy, run, decoder, prompt: str, chat: bool, model: str, 
 
 def read_run(path: str | Path) -> dict:
     """A run file with its strategy, run settings and steps turned back into typed records."""
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError(f"{path} is not a {SCHEMA} file")
-    types_ = _record_types()
+    data, types_ = _read(path, SCHEMA)
     out = dict(data)
     out["settings"] = dict(data["settings"], strategy=from_json(data["settings"]["strategy"], types_),
                            run=from_json(data["settings"]["run"], types_))

@@ -102,3 +102,14 @@ def no_exception(page):
 def screenshot(page, name: str):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def download_figure_svg(page, path):
+    """Open the first "Download figure" popover, download its SVG to ``path``; (suggested name, parsed root)."""
+    import xml.etree.ElementTree as ET
+
+    page.get_by_role("button", name="Download figure").first.click()
+    with page.expect_download(timeout=120_000) as info:
+        page.get_by_role("button", name="SVG", exact=True).click()
+    info.value.save_as(path)
+    return info.value.suggested_filename, ET.parse(path).getroot()

@@ -3,11 +3,10 @@
 import json
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.browser.conftest import download_figure_svg, no_exception, screenshot, wait_idle
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -38,12 +37,7 @@ def test_three_columns_with_their_own_settings_run_and_download(server, page, tm
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
 
-    page.get_by_role("button", name="Download figure").first.click()
-    with page.expect_download(timeout=120_000) as info:
-        page.get_by_role("button", name="SVG", exact=True).click()
-    assert info.value.suggested_filename == "decoding-lab-compare-metrics.svg"
-    svg = tmp_path / "metrics.svg"
-    info.value.save_as(svg)
-    root = ET.parse(svg).getroot()
+    name, root = download_figure_svg(page, tmp_path / "metrics.svg")
+    assert name == "decoding-lab-compare-metrics.svg"
     assert root.tag == "{http://www.w3.org/2000/svg}svg" and "tokens / s" in " ".join(root.itertext())
     no_exception(page)

@@ -2,11 +2,10 @@
 checked on the downloaded files."""
 import csv
 import io
-import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.browser.conftest import download_figure_svg, no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -15,13 +14,8 @@ def test_download_a_figure_as_svg_and_the_steps_as_csv(server, page, tmp_path):
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(server + "/sampling?max_new=4&draws=100")
     wait_idle(page)
-    page.get_by_role("button", name="Download figure").first.click()  # the next-token distribution's popover
-    with page.expect_download(timeout=120_000) as info:
-        page.get_by_role("button", name="SVG", exact=True).click()
-    assert info.value.suggested_filename == "decoding-lab-sampling-next-token.svg"
-    svg = tmp_path / "figure.svg"
-    info.value.save_as(svg)
-    root = ET.parse(svg).getroot()
+    name, root = download_figure_svg(page, tmp_path / "figure.svg")  # the next-token distribution's
+    assert name == "decoding-lab-sampling-next-token.svg"
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     shown = " ".join(root.itertext())
     assert "After “…" in shown and "probability" in shown
