@@ -256,7 +256,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
                    "settings. Press **Run all** to measure the current ones.", icon=":material/history:")
     rows = compare_rows(cmp, states)
     st.dataframe(rows, hide_index=True, width="stretch")
-    st.caption(TEXT["compare.caption"] + gloss("speed-up"))
+    st.caption(TEXT["compare.caption"])
     with st.container(horizontal=True):
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[f"{i} · {r.label}"], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)
@@ -264,7 +264,10 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     ok = [r for r in runs if not r.error]
     if ok:
         chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")
-        st.caption(TEXT["compare.chart"])
+        st.caption(TEXT["compare.chart"] + " Glossary: " + ", ".join(
+            f"[{name}](/glossary#{anchor})" for name, anchor in (("log-probability", "score"), ("distinct-n", "distinct-n"),
+                                                                  ("τ", "tau"), ("overlap", "overlap"),
+                                                                  ("speed-up", "speed-up"))) + ".")
     for row in range(0, len(ok), 3):
         for col, r in zip(st.columns(3), ok[row:row + 3]):
             with col:

@@ -40,3 +40,11 @@ def test_without_a_chromium_the_figure_menu_says_what_is_missing(monkeypatch):
     assert not [k for k in buttons(at) if k.startswith("_dl_fig_")]
     notes = [c.value for c in at.caption if "needs a Chromium" in c.value]
     assert len(notes) == len(at.get("plotly_chart")) and "camera icon" in notes[0]
+
+
+def test_each_step_through_page_points_to_its_notebook():
+    from ui.notebooks import NOTEBOOKS
+
+    for page, title in (("pages/sampling.py", "Sampling"), ("pages/beam.py", "Beam search")):
+        at = open_app(page)
+        assert any(NOTEBOOKS[title] in c.value for c in at.caption), page
