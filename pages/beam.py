@@ -19,43 +19,36 @@ from viz.beam import pruning_rows as sweep_rows
 from viz.tables import diversity_rows, pruning_rows
 
 P = Controls([
-    Param("k", 4, "Beam width k", 1, 16),
-    Param("beam_max_new", 16, "Max new tokens", 2, 64),
-    Param("eos_policy", "finished-set", "EOS policy", choices=EOS_POLICIES,
-          help="finished-set = transformers (a hypothesis ending in EOS leaves the beam for a finished set, scored "
-               "by log p / length^lp). in-beam = the source notes (it stays in the beam, expanded only by EOS at "
-               "log-prob 0, and keeps competing)."),
-    Param("length_penalty", 1.0, "Length penalty lp", -2.0, 3.0, 0.1, help="finished-set only: score / length^lp"),
-    Param("early_stopping", "false", "Early stopping", choices=tuple(EARLY_STOPPING),
-          help="transformers' rule: true = stop once k hypotheses finished; false = stop when no running beam can "
-               "beat the worst finished one (heuristic); never = the exact check."),
-    Param("use_rp", False, "Relative rp", help="prune c if P(c) <= rp × P(best)"),
-    Param("use_ap", False, "Absolute ap", help="prune c if score(c) <= score(best) - ap"),
-    Param("use_rpl", False, "Relative local rpl", help="prune c if p(last token) <= rpl × best last-token p"),
-    Param("use_mc", False, "Max per node mc", help="at most mc survivors share one parent"),
-    Param("rp", 0.6, "rp", 0.01, 1.0, 0.01),
-    Param("ap", 2.5, "ap", 0.0, 20.0, 0.1),
-    Param("rpl", 0.02, "rpl", 0.001, 1.0, 0.001, fmt="%.3f"),
-    Param("mc", 3, "mc", 1, 16),
-    Param("literal_rp", False, "Pitfall: apply the notes' relative rule literally to log-probs (score ≤ rp × max "
-                               "score)",
-          help="Scores are negative log-probs: rp × (−2) = −1.2 > −2, so the BEST hypothesis is pruned too."),
-    Param("prefix_m", 0, "Hybrid: sample the first m tokens", 0, 16,
-          help="m > 0: sample a prefix (diversity), then beam search the rest (quality)."),
-    Param("prefix_sampler", "multinomial", "Prefix sampler", choices=SAMPLERS),
-    Param("prefix_temperature", 1.0, "Prefix temperature", 0.05, 3.0, 0.05),
-    Param("beam_window", "last 4 steps", "Tree shows", choices=("last 4 steps", "whole search"), widget="radio",
-          help="The whole search grows too wide to read after ~8 steps; the last steps start from the hypotheses "
-               "they extend (shown by their last tokens)."),
-    Param("beam_show_off", "last", "Candidates that fell off the top-k", choices=("last", "none", "all"),
-          widget="radio", help="last = only at the newest step"),
-    Param("stochastic", False, "Stochastic beam search (Kool et al. 2019): sample k sequences without replacement",
-          help="Beam search on Gumbel-perturbed log-probabilities, each child's noise conditioned on its parent's "
-               "maximum: the k sequences are a sample without replacement from the model's sequence distribution. "
-               "Pruning and the EOS policy do not apply (ended sequences are carried, as in-beam)."),
-    Param("sbs_temperature", 1.0, "Temperature (stochastic beams)", 0.05, 3.0, 0.05),
-    Param("div_seeds", 4, "Seeds n", 2, 8),
-    Param("div_m", 3, "Sampled prefix m", 1, 16),
+    Param("k", 4, "p.k", 1, 16),
+    Param("beam_max_new", 16, "p.beam_max_new", 2, 64),
+    Param("eos_policy", "finished-set", "p.eos_policy", choices=EOS_POLICIES,
+          help="p.eos_policy.help"),
+    Param("length_penalty", 1.0, "p.length_penalty", -2.0, 3.0, 0.1, help="p.length_penalty.help"),
+    Param("early_stopping", "false", "p.early_stopping", choices=tuple(EARLY_STOPPING),
+          help="p.early_stopping.help"),
+    Param("use_rp", False, "p.use_rp", help="p.use_rp.help"),
+    Param("use_ap", False, "p.use_ap", help="p.use_ap.help"),
+    Param("use_rpl", False, "p.use_rpl", help="p.use_rpl.help"),
+    Param("use_mc", False, "p.use_mc", help="p.use_mc.help"),
+    Param("rp", 0.6, "p.rp", 0.01, 1.0, 0.01),
+    Param("ap", 2.5, "p.ap", 0.0, 20.0, 0.1),
+    Param("rpl", 0.02, "p.rpl", 0.001, 1.0, 0.001, fmt="%.3f"),
+    Param("mc", 3, "p.mc", 1, 16),
+    Param("literal_rp", False, "p.literal_rp",
+          help="p.literal_rp.help"),
+    Param("prefix_m", 0, "p.prefix_m", 0, 16,
+          help="p.prefix_m.help"),
+    Param("prefix_sampler", "multinomial", "p.prefix_sampler", choices=SAMPLERS),
+    Param("prefix_temperature", 1.0, "p.prefix_temperature", 0.05, 3.0, 0.05),
+    Param("beam_window", "last 4 steps", "p.beam_window", choices=("last 4 steps", "whole search"), widget="radio",
+          help="p.beam_window.help"),
+    Param("beam_show_off", "last", "p.beam_show_off", choices=("last", "none", "all"),
+          widget="radio", help="p.beam_show_off.help"),
+    Param("stochastic", False, "p.stochastic",
+          help="p.stochastic.help"),
+    Param("sbs_temperature", 1.0, "p.sbs_temperature", 0.05, 3.0, 0.05),
+    Param("div_seeds", 4, "p.div_seeds", 2, 8),
+    Param("div_m", 3, "p.div_m", 1, 16),
 ])
 RULES = (("rp", "use_rp"), ("ap", "use_ap"), ("rpl", "use_rpl"), ("mc", "use_mc"))
 

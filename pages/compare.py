@@ -28,9 +28,9 @@ DEFAULTS = ("greedy", "sample:temperature=0.8,top_p=0.95", "beam", "speculative"
 KIND_LABELS = {"greedy": "greedy", "sample": "sampling", "beam": "beam search", "stochastic-beam": "stochastic beams",
                "speculative": "speculative decoding", "eagle": "EAGLE"}
 P = Controls([
-    Param("cmp_max_new", 32, "Max new tokens", 4, 256),
-    Param("cmp_cols", 4, "Columns", 2, MAX_COLUMNS),
-    Param("cmp_seeds", 1, "Seeds per column", 1, 5,
+    Param("cmp_max_new", 32, "p.cmp_max_new", 4, 256),
+    Param("cmp_cols", 4, "p.cmp_cols", 2, MAX_COLUMNS),
+    Param("cmp_seeds", 1, "p.cmp_seeds", 1, 5,
           help="With more than one, every column also runs with seeds seed + 1, …, and the table gives the pairwise "
                "overlap of its outputs (1.00 = always the same text). The metrics are the first seed's."
                + gloss("overlap")),

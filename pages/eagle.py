@@ -18,27 +18,20 @@ from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, ste
 from viz.tables import compare_rows
 
 P = Controls([
-    Param("eagle_head", default_head(), "Head", choices=HEADS, widget="radio", labels=HEAD_LABELS,
-          help="EAGLE-1: predicts the target's last-layer feature and drafts with the target's own LM head over all "
-               "49,152 tokens. EAGLE-3: fuses low, middle and high-layer features, drafts over a reduced vocabulary "
-               "with its own small LM head, and was trained by feeding itself its own predictions (training-time "
-               "test). See below."),
-    Param("tree_kind", "dynamic", "Tree", choices=TREES, widget="radio",
-          help="static (EAGLE-1): a fixed 25-node shape of rank paths. dynamic (EAGLE-2): grow the tree where the "
-               "head is confident, by cumulative draft probability, then keep the best total-tokens nodes."),
-    Param("tree_auto", True, "Auto size",
-          help="Choose total tokens and depth that maximise expected tokens/s HERE: the head's held-out mean accepted "
-               "length for each size (its manifest) divided by the cost of that size measured on this machine (a "
-               "verify pass of T tokens + depth head levels)."),
-    Param("tree_top_k", 8, "top-k per node", 1, 16),
-    Param("tree_depth", 5, "Depth", 1, 8),
-    Param("total_tokens", 32, "Total tokens", 4, 96, help="Tree size (root included) verified in one target forward."),
-    Param("eagle_sample", False, "Sample (lossless tree sampling) instead of greedy"),
-    Param("eagle_tree_view", "compact", "Tree shows", choices=("compact", "whole tree"), widget="radio",
-          help="compact: the accepted path and the alternatives branching off it, each with how many drafted "
-               "nodes hang below it; whole tree: every drafted node."),
-    Param("eagle_max_new", 48, "Max new tokens", 2, 256),
-    Param("cmp_tokens", 32, "Tokens", 8, 256),
+    Param("eagle_head", default_head(), "p.eagle_head", choices=HEADS, widget="radio", labels=HEAD_LABELS,
+          help="p.eagle_head.help"),
+    Param("tree_kind", "dynamic", "p.tree_kind", choices=TREES, widget="radio",
+          help="p.tree_kind.help"),
+    Param("tree_auto", True, "p.tree_auto",
+          help="p.tree_auto.help"),
+    Param("tree_top_k", 8, "p.tree_top_k", 1, 16),
+    Param("tree_depth", 5, "p.tree_depth", 1, 8),
+    Param("total_tokens", 32, "p.total_tokens", 4, 96, help="p.total_tokens.help"),
+    Param("eagle_sample", False, "p.eagle_sample"),
+    Param("eagle_tree_view", "compact", "p.eagle_tree_view", choices=("compact", "whole tree"), widget="radio",
+          help="p.eagle_tree_view.help"),
+    Param("eagle_max_new", 48, "p.eagle_max_new", 2, 256),
+    Param("cmp_tokens", 32, "p.cmp_tokens", 8, 256),
 ] + sampling_table("eagle_"))
 
 

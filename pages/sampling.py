@@ -15,12 +15,12 @@ from viz.sampling import distribution_figure, histogram_figure, step_rows, token
 from viz.tables import sampler_rows
 
 P = Controls(sampling_table() + [
-    Param("top_n", 25, "Tokens shown", 5, 60),
-    Param("draws", 10000, "M draws", 100, 100000, 1000, widget="number"),
-    Param("samplers", ("multinomial", "gumbel"), "Samplers", choices=SAMPLERS),
-    Param("pitfall_steps", 500, "T steps", 10, 2000, 10),
-    Param("step_sampler", "gumbel", "Sampler", choices=SAMPLERS),
-    Param("max_new", 48, "Max new tokens", 1, 256),
+    Param("top_n", 25, "p.top_n", 5, 60),
+    Param("draws", 10000, "p.draws", 100, 100000, 1000, widget="number"),
+    Param("samplers", ("multinomial", "gumbel"), "p.samplers", choices=SAMPLERS),
+    Param("pitfall_steps", 500, "p.pitfall_steps", 10, 2000, 10),
+    Param("step_sampler", "gumbel", "p.step_sampler", choices=SAMPLERS),
+    Param("max_new", 48, "p.max_new", 1, 256),
 ])
 
 

