@@ -7,17 +7,19 @@ from decoding_core.strategies import build_decoder, describe
 from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
-from ui.controls import Controls, Param, stepper
-from ui.lab import chart, open_page
+from ui.controls import Controls, Param, choice_ids, stepper
+from ui.i18n import t
+from ui.lab import chart, open_page, table
 from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import TEXT, gloss
+from ui.texts import gloss
 from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, step_rows,
                       to_dot)
 from viz.beam import pruning_rows as sweep_rows
 from viz.tables import diversity_rows, pruning_rows
 
+WINDOWS, SHOW_OFF = ("last 4 steps", "whole search"), ("last", "none", "all")
 P = Controls([
     Param("k", 4, "p.k", 1, 16),
     Param("beam_max_new", 16, "p.beam_max_new", 2, 64),
@@ -40,10 +42,10 @@ P = Controls([
           help="p.prefix_m.help"),
     Param("prefix_sampler", "multinomial", "p.prefix_sampler", choices=SAMPLERS),
     Param("prefix_temperature", 1.0, "p.prefix_temperature", 0.05, 3.0, 0.05),
-    Param("beam_window", "last 4 steps", "p.beam_window", choices=("last 4 steps", "whole search"), widget="radio",
-          help="p.beam_window.help"),
-    Param("beam_show_off", "last", "p.beam_show_off", choices=("last", "none", "all"),
-          widget="radio", help="p.beam_show_off.help"),
+    Param("beam_window", "last 4 steps", "p.beam_window", choices=WINDOWS, widget="radio",
+          labels=choice_ids("beam_window", WINDOWS), help="p.beam_window.help"),
+    Param("beam_show_off", "last", "p.beam_show_off", choices=SHOW_OFF, widget="radio",
+          labels=choice_ids("beam_show_off", SHOW_OFF), help="p.beam_show_off.help"),
     Param("stochastic", False, "p.stochastic",
           help="p.stochastic.help"),
     Param("sbs_temperature", 1.0, "p.sbs_temperature", 0.05, 3.0, 0.05),
@@ -64,7 +66,7 @@ def controls() -> Beam:
         for col, key in zip(c, ("k", "beam_max_new", "eos_policy", "length_penalty", "early_stopping")):
             P.show(key, col, disabled=(key in ("length_penalty", "early_stopping") and ss.eos_policy == "in-beam")
                    or (off and key in ("eos_policy", "length_penalty", "early_stopping")))
-        st.markdown(TEXT["beam.pruning"])
+        st.markdown(t("beam.pruning"))
         for col, (rule, use) in zip(st.columns(4), RULES):
             P.show(use, col, disabled=off)
             P.show(rule, col, disabled=off or not ss[use])
@@ -80,9 +82,7 @@ def controls() -> Beam:
 
 
 def render() -> None:
-    lab, prompt_ids = open_page("Beam search", (
-        "Keep the k best partial answers at every step; prune the hopeless ones early (Freitag &"
-        " Al-Onaizan, 2017)."), P)
+    lab, prompt_ids = open_page("beam", P)
     strategy = controls()
     stepped = StochasticBeam(P["k"], P["sbs_temperature"]) if P["stochastic"] else strategy
     run = lab.run(P["beam_max_new"], backend="eager")
@@ -90,31 +90,31 @@ def render() -> None:
         build_decoder(lab.lm, stepped, run)  # a bad combination is reported here, not mid-run
     except ValueError as exc:
         P.sync()
-        st.error(f"{exc}. Adjust the controls above.")
+        st.error(t("beam.bad", why=exc))
         st.stop()
     if P["stochastic"]:
-        st.markdown(TEXT["beam.sbs"])
+        st.markdown(t("beam.sbs"))
     search(lab, stepped, run, prompt_ids)
 
-    st.header("Diversity and quality: beam search, sample-then-beam, sampling, stochastic beams")
-    st.markdown(TEXT["beam.diversity"])
+    st.header(t("beam.h.diversity"))
+    st.markdown(t("beam.diversity"))
     d1, d2, d3 = st.columns(3)
     P.show("div_seeds", d1)
     P.show("div_m", d2)
     P.sync()
     key = (lab.key, strategy, run, P["div_seeds"], P["div_m"])
-    if d3.button("Measure diversity", type="primary", width="stretch"):
+    if d3.button(t("beam.measure_diversity"), type="primary", width="stretch"):
         measure("diversity", key, lambda progress, stop: study.diversity(
             lab.lm, prompt_ids, strategy, run, P["div_seeds"], P["div_m"], progress=progress, should_stop=stop))
-    div = kept("diversity", key, "Measure diversity")
+    div = kept("diversity", key, t("beam.measure_diversity"))
     if div:
-        st.dataframe(diversity_rows(div), hide_index=True, width="stretch")
-        with st.expander("The outputs"):
+        table(st, diversity_rows(div))
+        with st.expander(t("beam.outputs")):
             for row in div.rows:
                 st.markdown(f"**{row.method}**")
                 for text in row.outputs:
                     st.text(text)
-        st.caption(f"Measured in {div.wall_s:.1f} s on {lab.lm.device.type}.")
+        st.caption(t("beam.measured_in", s=div.wall_s, device=lab.lm.device.type))
     tuning(lab, strategy, run, prompt_ids)
 
 
@@ -129,31 +129,29 @@ def use_thresholds(settings: dict) -> None:
 
 
 def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
-    st.header("Tuning the pruning thresholds")
-    st.markdown(TEXT["beam.tuning"])
+    st.header(t("beam.h.tuning"))
+    st.markdown(t("beam.tuning"))
     prompts = [prompt_ids] + [lab.lm.encode(t, chat=True) for t in heldout_instructions(3)]
     key = (lab.key, strategy.beam.without_pruning(), run)
-    if st.button("Measure the thresholds", type="primary"):
+    if st.button(t("beam.measure_thresholds"), type="primary"):
         measure("pruning", key, lambda progress, stop: pruning_sweep(lab.lm, prompts, strategy, run,
                                                                      progress=progress, should_stop=stop))
-    sweep = kept("pruning", key, "Measure the thresholds")
+    sweep = kept("pruning", key, t("beam.measure_thresholds"))
     if not sweep:
-        st.caption(f"About {len(prompts) * 19} beam searches (19 settings × {len(prompts)} prompts: yours and 3 "
-                   "held-out instructions) with this page's beam width, length and EOS policy.")
+        st.caption(t("beam.tuning.about", n=len(prompts) * 19, prompts=len(prompts)))
         return
     chart(st, pruning_tradeoff_figure(sweep, FIDELITY), "beam-pruning-tradeoff", width="stretch")
     rec = sweep.recommendation
     if rec:
         chosen = ", ".join(f"{k} = {v:g}" for k, v in rec["settings"].items() if v is not None)
-        st.success(f"Recommended: **{chosen}**: saves {rec['expansions_saved']:.0%} of the expansions and keeps the "
-                   f"best hypothesis on {rec['best_unchanged']:.0%} of the {sweep.prompts} prompts.")
-        st.button("Use the recommended thresholds", on_click=use_thresholds, args=(rec["settings"],))
+        st.success(t("beam.recommended", chosen=chosen, saved=rec["expansions_saved"], kept=rec["best_unchanged"],
+                     prompts=sweep.prompts))
+        st.button(t("beam.use_recommended"), on_click=use_thresholds, args=(rec["settings"],))
     else:
-        st.warning(f"No setting keeps the best hypothesis on {FIDELITY:.0%} of the prompts: pruning changes the "
-                   "answer here whatever the threshold.")
-    with st.expander("The numbers"):
-        st.dataframe(sweep_rows(sweep), hide_index=True, width="stretch")
-        download_rows("Download the numbers", sweep_rows(sweep), "beam-pruning-sweep")
+        st.warning(t("beam.no_setting", fidelity=FIDELITY))
+    with st.expander(t("numbers")):
+        table(st, sweep_rows(sweep))
+        download_rows(t("numbers.download"), sweep_rows(sweep), "beam-pruning-sweep")
 
 
 @st.fragment
@@ -163,11 +161,10 @@ def search(lab, strategy, run, prompt_ids):
     dec, cursor = state["decoder"], state["cursor"]
     shown = dec.history[: cursor + 1]
     if not shown:
-        st.info("Press **Step** to expand the beam once (one model forward over all running hypotheses), or "
-                "**Run to end**.")
+        st.info(t("beam.press_step"))
         return
     step = shown[-1]
-    st.subheader(f"Step {step.index + 1}" + (" · sampled prefix token" if step.kind == "sample" else ""))
+    st.subheader(t("beam.step", n=step.index + 1) + (t("beam.step.sampled") if step.kind == "sample" else ""))
     w1, w2 = st.columns(2)  # the tree spans the page (readable from the back of a room); the tables below
     window = P.show("beam_window", w1)
     show_off = P.show("beam_show_off", w2)
@@ -176,31 +173,31 @@ def search(lab, strategy, run, prompt_ids):
     dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
     st.graphviz_chart(dot, width="stretch")
     tree_downloads(dot, "beam-tree")
-    st.caption(TEXT["beam.graph"])
+    st.caption(t("beam.graph"))
     g2, g3 = st.columns([3, 2])
     with g2:
         if step.kind == "sample":
-            st.markdown(f"Sampled **`{step.sample.token_text}`** with p = {step.sample.prob:.3f} "  # Beam only
-                        f"({strategy.sampler}, T = {strategy.sampling.temperature}). Beam search starts after "
-                        f"{strategy.beam.sample_prefix} sampled tokens.")
+            st.markdown(t("beam.sampled", token=step.sample.token_text, p=step.sample.prob,  # Beam only
+                          sampler=strategy.sampler, T=strategy.sampling.temperature, m=strategy.beam.sample_prefix))
         else:
             step_tables(step, lm)
     with g3:
         m = dec.metrics()
         a, b, c = st.columns(3)
-        a.metric("Hypotheses fed", step.rows_expanded, help="rows in this step's model forward")
-        b.metric("Candidates", sum(1 for c_ in step.candidates if c_.status != "carried"))
-        c.metric("Pruned", sum(1 for c_ in step.candidates if c_.status == "pruned"))
-        a.metric("Total fed", m["hypotheses_expanded"], help="rows fed to the model, summed over steps (prefill = 1)" + gloss("hypotheses-fed"))
-        b.metric("Forwards", m["target_forwards"])
-        c.metric("Time", f"{m['wall_s']:.2f} s")
+        a.metric(t("beam.m.fed"), step.rows_expanded, help=t("beam.m.fed.help"))
+        b.metric(t("beam.m.candidates"), sum(1 for c_ in step.candidates if c_.status != "carried"))
+        c.metric(t("beam.m.pruned"), sum(1 for c_ in step.candidates if c_.status == "pruned"))
+        a.metric(t("beam.m.total"), m["hypotheses_expanded"], help=t("beam.m.total.help") + gloss("hypotheses-fed"))
+        b.metric(t("beam.m.forwards"), m["target_forwards"])
+        c.metric(t("beam.m.time"), f"{m['wall_s']:.2f} s")
     hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []
     pruned = sum(1 for s_ in shown if s_.kind == "beam" for c_ in s_.candidates if c_.status == "pruned")
     download_run("beam", lab, strategy, run, dec, step_rows(shown),
-                 "Every candidate of every step so far: its token, log p, score, status and the rule that pruned it.")
-    pin_panel("beam", Snapshot(f"{beam_label(strategy)}, step {step.index + 1}", "dot", dot, (
-        ("Total fed", str(m["hypotheses_expanded"])), ("Pruned so far", str(pruned)),
-        ("Best score", f"{hyps[0].score:.3f}" if hyps else "–"), ("Best text", lm.decode(hyps[0].tokens) if hyps else "–"))))
+                 t("beam.steps.help"))
+    pin_panel("beam", Snapshot(t("pin.label", what=beam_label(strategy), n=step.index + 1), "dot", dot, (
+        (t("beam.m.total"), str(m["hypotheses_expanded"])), (t("beam.pin.pruned"), str(pruned)),
+        (t("beam.pin.best_score"), f"{hyps[0].score:.3f}" if hyps else "–"),
+        (t("beam.pin.best_text"), lm.decode(hyps[0].tokens) if hyps else "–"))))
     if dec.done and cursor == len(dec.history) - 1:
         finish(lab, strategy, run, state, prompt_ids)
 
@@ -211,49 +208,49 @@ def beam_label(strategy) -> str:
         return describe(strategy)
     b = strategy.beam
     rules = ", ".join(f"{name} {getattr(b, name):g}" for name in ("rp", "ap", "rpl", "mc") if getattr(b, name) is not None)
-    return f"beam k {b.num_beams}" + (f", {rules}" + (" (literal rp)" if b.literal_rp else "") if rules else
-                                      ", no pruning") + (f", sampled prefix {b.sample_prefix}" if b.sample_prefix else "")
+    label = t("beam.label", k=b.num_beams)
+    if rules:
+        label += t("beam.label.rules", rules=rules) + (t("beam.label.literal") if b.literal_rp else "")
+    else:
+        label += t("beam.label.none")
+    return label + (t("beam.label.prefix", m=b.sample_prefix) if b.sample_prefix else "")
 
 
 def step_tables(step, lm) -> None:
-    st.markdown("**Frontier** after this step (running beams, best first)")
+    st.markdown(t("beam.frontier"))
     if step.frontier:
-        st.dataframe(frontier_rows(step, lm.decode), hide_index=True, width="stretch")
+        table(st, frontier_rows(step, lm.decode))
     else:
-        st.caption("No running beams left: every survivor finished, reached the length limit, or was pruned.")
-    with st.expander(f"All {len([c for c in step.candidates if c.status != 'carried'])} candidates considered at "
-                     "this step"):
-        st.dataframe(candidate_rows(step), hide_index=True, width="stretch")
+        st.caption(t("beam.no_frontier"))
+    with st.expander(t("beam.all_candidates", n=len([c for c in step.candidates if c.status != "carried"]))):
+        table(st, candidate_rows(step))
     if step.finished:
-        st.markdown("**Finished set** (score = log p / length^lp)")
-        st.dataframe(nbest_rows(step.finished, lm.decode, True, lm.eos_ids), hide_index=True, width="stretch")
+        st.markdown(t("beam.finished_set"))
+        table(st, nbest_rows(step.finished, lm.decode, True, lm.eos_ids))
 
 
 def finish(lab, strategy, run, state, prompt_ids) -> None:
-    st.subheader("Result")
+    st.subheader(t("beam.result"))
     dec = state["decoder"]
     hyps = dec.hypotheses()
     if not hyps:
-        st.warning(TEXT["beam.empty"])
+        st.warning(t("beam.empty"))
         return
     if isinstance(strategy, StochasticBeam):
-        st.markdown(f"**{len(hyps)} sequences sampled without replacement**, in the order of their Gumbel keys "
-                    "(the first is a sample from the model's sequence distribution; score = log-probability)")
-        st.dataframe(nbest_rows(hyps, lab.lm.decode, False, lab.lm.eos_ids), hide_index=True, width="stretch")
+        st.markdown(t("beam.sampled_n", n=len(hyps)))
+        table(st, nbest_rows(hyps, lab.lm.decode, False, lab.lm.eos_ids))
         return
-    st.markdown("**n-best list**")
-    st.dataframe(nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set", lab.lm.eos_ids), hide_index=True,
-                 width="stretch")
+    st.markdown(t("beam.nbest"))
+    table(st, nbest_rows(hyps, lab.lm.decode, strategy.beam.eos_policy == "finished-set", lab.lm.eos_ids))
     if strategy.beam.pruning:
         if state.get("savings") is None:
-            with st.spinner("Running the same search with pruning off, for comparison…"):
+            with st.spinner(t("beam.running_unpruned")):
                 state["savings"] = study.pruning_savings(lab.lm, prompt_ids, strategy, run, pruned=dec)
         sv = state["savings"]
-        st.markdown("**What pruning saved** (same prompt, seed and settings, pruning off)")
-        st.dataframe(pruning_rows(sv), hide_index=True, width="stretch")
-        st.markdown(f"Pruning fed **{sv.saved:.0%} fewer** hypotheses to the model. The best hypothesis is "
-                    f"**{'unchanged' if sv.same_best else 'different'}**"
-                    + ("." if sv.same_best else f": without pruning it is “{sv.rows[1].best_text}”."))
+        st.markdown(t("beam.saved.title"))
+        table(st, pruning_rows(sv))
+        st.markdown(t("beam.saved", saved=sv.saved) + (t("beam.saved.same") if sv.same_best else
+                                                        t("beam.saved.different", text=sv.rows[1].best_text)))
 
 
 if __name__ == "__main__":

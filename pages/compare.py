@@ -15,32 +15,28 @@ from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
 from ui import loaders, params
 from ui.controls import Controls, Param
+from ui.i18n import lang, t
 from ui.export import download_comparison, download_rows
-from ui.lab import chart, open_page
+from ui.lab import chart, open_page, table
 from ui.progress import measure, stopped_note
-from ui.texts import TEXT, gloss
 from viz.compare import metrics_figure, output_html
 from viz.tables import compare_rows
 
 MAX_COLUMNS = 6
 DEFAULTS = ("greedy", "sample:temperature=0.8,top_p=0.95", "beam", "speculative", "speculative:draft=prompt-lookup",
             "eagle")
-KIND_LABELS = {"greedy": "greedy", "sample": "sampling", "beam": "beam search", "stochastic-beam": "stochastic beams",
-               "speculative": "speculative decoding", "eagle": "EAGLE"}
+KIND_LABELS = {kind: f"cmp.kind.{kind}" for kind in KINDS}  # catalogue ids
 P = Controls([
     Param("cmp_max_new", 32, "p.cmp_max_new", 4, 256),
     Param("cmp_cols", 4, "p.cmp_cols", 2, MAX_COLUMNS),
-    Param("cmp_seeds", 1, "p.cmp_seeds", 1, 5,
-          help="With more than one, every column also runs with seeds seed + 1, …, and the table gives the pairwise "
-               "overlap of its outputs (1.00 = always the same text). The metrics are the first seed's."
-               + gloss("overlap")),
+    Param("cmp_seeds", 1, "p.cmp_seeds", 1, 5, help="p.cmp_seeds.help", glossary="overlap"),
 ])
 
 
 @dataclass(frozen=True)
 class Field:
-    """One setting a column shows: its path in the strategy ("sampling.temperature"), label and range or
-    choices; ``off`` is the widget value that stands for None (the rule is off)."""
+    """One setting a column shows: its path in the strategy ("sampling.temperature"), label (a catalogue id) and
+    range or choices; ``off`` is the widget value that stands for None (the rule is off)."""
 
     path: str
     label: str
@@ -51,30 +47,31 @@ class Field:
     off: object = "no off value"
 
 
-T = Field("sampling.temperature", "Temperature T", 0.05, 3.0, 0.05)
+T = Field("sampling.temperature", "p.temperature", 0.05, 3.0, 0.05)
 FIELDS = {
-    "greedy": (Field("sampling.repetition_penalty", "Repetition penalty (1 = off)", 1.0, 2.0, 0.05, off=1.0),),
-    "sample": (T, Field("sampling.top_k", "top-k (0 = off)", 0, 200, 1, off=0),
-               Field("sampling.top_p", "top-p (1 = off)", 0.01, 1.0, 0.01, off=1.0),
-               Field("sampling.min_p", "min-p (0 = off)", 0.0, 0.5, 0.01, off=0.0),
-               Field("sampler", "Sampler", choices=SAMPLERS)),
-    "beam": (Field("beam.num_beams", "Beam width k", 1, 16, 1), Field("beam.rp", "rp (0 = off)", 0.0, 1.0, 0.05, off=0.0),
-             Field("beam.ap", "ap (0 = off)", 0.0, 20.0, 0.5, off=0.0),
-             Field("beam.rpl", "rpl (0 = off)", 0.0, 1.0, 0.05, off=0.0),
-             Field("beam.mc", "mc (0 = off)", 0, 16, 1, off=0),
-             Field("beam.sample_prefix", "Sampled prefix (tokens)", 0, 16, 1), replace(T, label="Prefix temperature")),
-    "stochastic-beam": (Field("num_beams", "Beams k", 1, 16, 1), Field("temperature", "Temperature T", 0.05, 3.0, 0.05)),
-    "speculative": (Field("draft", "Draft", choices=DRAFT_KINDS),
-                    Field("n_draft", "Draft length N", choices=("auto",) + tuple(range(1, 13))),
-                    Field("rule", "Verification", choices=RULES), Field("verify_k", "K (top-K rule)", 1, 16, 1),
-                    replace(T, label="T (sampling rule)")),
-    "eagle": (Field("head", "Head", choices=(None,) + HEADS), Field("tree", "Tree", choices=TREES),
-              Field("total_tokens", "Total tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
-              Field("depth", "Depth", choices=("auto",) + tuple(range(1, 13))),
-              Field("top_k", "Tree top-k", 1, 16, 1), Field("sample", "Sample (lossless)", choices=(False, True)),
-              replace(T, label="T (when sampling)")),
+    "greedy": (Field("sampling.repetition_penalty", "p.rep", 1.0, 2.0, 0.05, off=1.0),),
+    "sample": (T, Field("sampling.top_k", "cmp.f.top_k", 0, 200, 1, off=0),
+               Field("sampling.top_p", "cmp.f.top_p", 0.01, 1.0, 0.01, off=1.0),
+               Field("sampling.min_p", "cmp.f.min_p", 0.0, 0.5, 0.01, off=0.0),
+               Field("sampler", "p.step_sampler", choices=SAMPLERS)),
+    "beam": (Field("beam.num_beams", "p.k", 1, 16, 1), Field("beam.rp", "cmp.f.rp", 0.0, 1.0, 0.05, off=0.0),
+             Field("beam.ap", "cmp.f.ap", 0.0, 20.0, 0.5, off=0.0),
+             Field("beam.rpl", "cmp.f.rpl", 0.0, 1.0, 0.05, off=0.0),
+             Field("beam.mc", "cmp.f.mc", 0, 16, 1, off=0),
+             Field("beam.sample_prefix", "cmp.f.sample_prefix", 0, 16, 1), replace(T, label="p.prefix_temperature")),
+    "stochastic-beam": (Field("num_beams", "cmp.f.num_beams", 1, 16, 1),
+                        Field("temperature", "p.temperature", 0.05, 3.0, 0.05)),
+    "speculative": (Field("draft", "p.draft_source", choices=DRAFT_KINDS),
+                    Field("n_draft", "p.n_draft", choices=("auto",) + tuple(range(1, 13))),
+                    Field("rule", "cmp.f.rule", choices=RULES), Field("verify_k", "cmp.f.verify_k", 1, 16, 1),
+                    replace(T, label="cmp.f.t_sampling")),
+    "eagle": (Field("head", "p.eagle_head", choices=(None,) + HEADS), Field("tree", "p.tree_kind", choices=TREES),
+              Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
+              Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),
+              Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("sample", "cmp.f.sample", choices=(False, True)),
+              replace(T, label="cmp.f.t_eagle")),
 }
-SHOWN = {None: "default (EAGLE-3 if shipped)", False: "no (greedy)", True: "yes", "auto": "auto (this device)"}
+SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
 
 
 def _get(strategy, path: str):
@@ -105,7 +102,7 @@ def _apply(i: int, text: str) -> None:
     try:
         strategy = parse_strategy(text)
     except ValueError as exc:
-        params.warn(f"Ignored the link's column {i} ({params.echo(text)}): {exc}. Using {DEFAULTS[i - 1]!r}.")
+        params.warn(t("warn.link_column", i=i, raw=params.echo(text), why=exc, default=repr(DEFAULTS[i - 1])))
         strategy = parse_strategy(DEFAULTS[i - 1])
     ss[f"cmp{i}_kind"], ss[f"_cmp{i}_base"] = strategy.name, strategy
     for f in FIELDS[strategy.name]:
@@ -132,10 +129,11 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
     value = st.session_state[key]
     if f.choices is not None:
         choices = list(f.choices) + ([value] if value not in f.choices else [])  # e.g. a draft model id from a link
-        return where.selectbox(f.label, choices, key=key, disabled=disabled, format_func=lambda v: SHOWN.get(v, str(v)))
+        return where.selectbox(t(f.label), choices, key=key, disabled=disabled,
+                               format_func=lambda v: t(SHOWN[v]) if v in SHOWN else str(v))
     number = float if isinstance(f.step, float) else int
     lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # a link's value outside the range widens it
-    return where.slider(f.label, number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
+    return where.slider(t(f.label), number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
 
 
 def column_editor(i: int, where) -> tuple[object | None, str | None]:
@@ -145,23 +143,23 @@ def column_editor(i: int, where) -> tuple[object | None, str | None]:
         _apply(i, ss[f"c{i}"])
     pinned = i in ss["_cmp_pins"]
     with where:
-        kind = st.selectbox(f"Column {i}", list(KINDS), key=f"cmp{i}_kind", format_func=KIND_LABELS.get,
-                            disabled=pinned)
+        kind = st.selectbox(t("cmp.column", i=i), list(KINDS), key=f"cmp{i}_kind",
+                            format_func=lambda k: t(KIND_LABELS[k]), disabled=pinned)
         base = ss[f"_cmp{i}_base"]
         strategy = base if base.name == kind else KINDS[kind]()
         values = {}
-        with st.expander("Settings", expanded=False):
+        with st.expander(t("cmp.settings"), expanded=False):
             for f in FIELDS[kind]:
                 if _key(i, kind, f) not in ss:
                     ss[_key(i, kind, f)] = _widget_value(strategy, f)
                 values[f.path] = _field(st, i, kind, f, pinned)
-        st.toggle("Pin this column", value=pinned, key=f"_cmp{i}_pin_toggle", on_change=_toggle_pin, args=(i,),
-                  help="A pinned column keeps its result (and its settings) while you change and run the others.")
+        st.toggle(t("cmp.pin"), value=pinned, key=f"_cmp{i}_pin_toggle", on_change=_toggle_pin, args=(i,),
+                  help=t("cmp.pin.help"))
         try:
             for f in FIELDS[kind]:
                 strategy = _set(strategy, f.path, None if values[f.path] == f.off else values[f.path])
         except ValueError as exc:
-            st.error(f"Column {i}: {exc}")
+            st.error(t("cmp.column_error", i=i, why=exc))
             return None, str(exc)
     ss[f"_cmp{i}_base"] = strategy
     ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
@@ -204,16 +202,14 @@ def _study(lab, prompt_ids, run, seeds, columns: list[tuple[int, object]]):
 
 
 def render() -> None:
-    lab, prompt_ids = open_page("Compare strategies", (
-        "Two to six columns, each a strategy with its own settings, on the same prompt, seed, length, device and "
-        "dtype, run one after another on the shared model."), P)
+    lab, prompt_ids = open_page("compare", P)
     seed_columns()
     c1, c2, c3 = st.columns(3)
     P.show("cmp_max_new", c1)
     n = P.show("cmp_cols", c2)
     P.show("cmp_seeds", c3)
     P.sync()
-    st.markdown(TEXT["compare.intro"])
+    st.markdown(t("compare.intro"))
     columns, bad = [], []
     for i, where in enumerate(st.columns(n), 1):
         strategy, err = column_editor(i, where)
@@ -224,10 +220,9 @@ def render() -> None:
     kept = st.session_state.setdefault("_cmp_results", {})
     pins = st.session_state["_cmp_pins"]
     todo = [(i, s) for i, s in columns if i not in pins or i not in kept]
-    if st.button("Run all", type="primary", disabled=bool(bad) or not todo,
-                 help="Runs every column that is not pinned (a pinned column without a result runs too)."):
+    if st.button(t("cmp.run_all"), type="primary", disabled=bool(bad) or not todo, help=t("cmp.run_all.help")):
         measure("compare", (lab.key, tuple(todo), run, seeds),
-                _study(lab, prompt_ids, run, seeds, todo), label="Running the columns…")
+                _study(lab, prompt_ids, run, seeds, todo), label=t("cmp.running"))
     show_results(lab, prompt_ids, n, columns, run, seeds)
 
 
@@ -243,7 +238,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     spec_of = {i: strategy_spec(s) for i, s in columns}
     shown = [(i, kept[i]) for i in range(1, n + 1) if i in kept]
     if not shown:
-        st.info("Press **Run all**: each column decodes the prompt in turn (about 5-20 s per column on this CPU).")
+        st.info(t("cmp.press_run"))
         return
     runs = [replace(r, label=f"{i} · {r.label}") for i, (_, r) in shown]
     states = {f"{i} · {r.label}": _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
@@ -252,26 +247,25 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     if last is not None:
         stopped_note(last[1])
     if any(s.startswith("stale") for s in states.values()):
-        st.warning("Some columns' settings changed since they ran (marked stale): their numbers belong to the old "
-                   "settings. Press **Run all** to measure the current ones.", icon=":material/history:")
-    rows = compare_rows(cmp, states)
-    st.dataframe(rows, hide_index=True, width="stretch")
-    st.caption(TEXT["compare.caption"])
+        st.warning(t("cmp.stale_warning"), icon=":material/history:")
+    rows = compare_rows(cmp, states)  # English states in the CSV; the table shows them in the session's language
+    table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()))
+    st.caption(t("compare.caption"))
     with st.container(horizontal=True):
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[f"{i} · {r.label}"], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)
-        download_rows("Download the table", rows, "compare-table")
+        download_rows(t("cmp.download_table"), rows, "compare-table")
     ok = [r for r in runs if not r.error]
     if ok:
         chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")
-        st.caption(TEXT["compare.chart"] + " Glossary: " + ", ".join(
-            f"[{name}](/glossary#{anchor})" for name, anchor in (("log-probability", "score"), ("distinct-n", "distinct-n"),
-                                                                  ("τ", "tau"), ("overlap", "overlap"),
-                                                                  ("speed-up", "speed-up"))) + ".")
+        st.caption(t("compare.chart") + t("cmp.glossary") + ", ".join(
+            f"[{t(name)}](/glossary#{anchor})" for name, anchor in (
+                ("cmp.g.logprob", "score"), ("cmp.g.distinct", "distinct-n"), ("cmp.g.tau", "tau"),
+                ("cmp.g.overlap", "overlap"), ("cmp.g.speedup", "speed-up"))) + t("cmp.glossary.end"))
     for row in range(0, len(ok), 3):
         for col, r in zip(st.columns(3), ok[row:row + 3]):
             with col:
-                st.markdown(f"**{r.label}** · {states[r.label].split(':')[0]}")
+                st.markdown(f"**{r.label}** · {t('cmp.state.short.' + states[r.label].split(':')[0])}")
                 st.markdown(output_html(r), unsafe_allow_html=True)
                 st.caption(f"`{r.spec}`")
 

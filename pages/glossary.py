@@ -1,14 +1,14 @@
 """Glossary: every metric and term the app shows, defined the way the app computes it."""
 import streamlit as st
 
-from ui.texts import GLOSSARY
+from ui.i18n import t
+from ui.texts import glossary
 
 
 def render() -> None:
-    st.title("Glossary")
-    st.caption("Every metric and term on these pages, defined the way the app computes it. Metrics elsewhere link "
-               "here (the ⓘ next to them).")
-    for section, entries in GLOSSARY:
+    st.title(t("page.glossary.title"))
+    st.caption(t("page.glossary.caption"))
+    for section, entries in glossary():
         st.header(section, anchor=False)
         for anchor, term, text in entries:
             st.subheader(term, anchor=anchor)

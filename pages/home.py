@@ -2,7 +2,8 @@
 import streamlit as st
 
 from ui.app import PAGES, ROOT
-from ui.texts import LECTURE, TEXT
+from ui.i18n import t
+from ui.texts import lecture
 
 
 def _open(page: str, settings: dict) -> None:
@@ -13,23 +14,23 @@ def _open(page: str, settings: dict) -> None:
 
 
 def render() -> None:
-    st.title("Decoding Lab")
-    st.markdown(TEXT["home"])
-    st.header("A lecture in six steps")
-    st.markdown(TEXT["home.lecture"])
-    icons = {name: icon for name, _, icon in PAGES}
-    for n, step in enumerate(LECTURE, 1):
+    st.title(t("app.title"))
+    st.markdown(t("home"))
+    st.header(t("home.header"))
+    st.markdown(t("home.lecture"))
+    icons = dict(PAGES)
+    for n, step in enumerate(lecture(), 1):
         with st.container(border=True):
             head, link = st.columns([4, 1], vertical_alignment="center")
             head.subheader(f"{n} · {step['title']}")
-            link.page_link(ROOT / "pages" / f"{step['page']}.py", label="Open the page", icon=icons[step["page"]])
+            link.page_link(ROOT / "pages" / f"{step['page']}.py", label=t("home.open"), icon=icons[step["page"]])
             st.markdown(f"{step['teaches']}\n\n:material/visibility: {step['look']}")
             cols = st.columns(len(step["tries"]))
             for col, (i, (label, what, settings)) in zip(cols, enumerate(step["tries"])):
-                col.markdown(f"**Try: {label}.** {what}")
-                if col.button("Try it", key=f"try_{step['page']}_{i}", icon=":material/play_arrow:"):
+                col.markdown(t("home.try", label=label, what=what))
+                if col.button(t("home.try_button"), key=f"try_{step['page']}_{i}", icon=":material/play_arrow:"):
                     _open(step["page"], settings)
-    st.caption("Scores are natural-log probabilities throughout. Definitions of every metric sit next to it.")
+    st.caption(t("home.footer"))
 
 
 if __name__ == "__main__":

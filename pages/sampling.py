@@ -7,10 +7,11 @@ from decoding_core.strategies import build_decoder, describe
 from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import chart, open_page
+from ui.i18n import t
+from ui.texts import gloss
+from ui.lab import chart, open_page, table
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
-from ui.texts import TEXT
 from viz.sampling import distribution_figure, histogram_figure, step_rows, tokens_html
 from viz.tables import sampler_rows
 
@@ -25,63 +26,60 @@ P = Controls(sampling_table() + [
 
 
 def render() -> None:
-    lab, prompt_ids = open_page("Sampling", (
-        "How temperature, top-k, top-p and min-p reshape the next-token distribution, and how a"
-        " token is drawn from it."), P)
+    lab, prompt_ids = open_page("sampling", P)
     lm = lab.lm
 
-    st.header("1 · The next-token distribution")
+    st.header(t("sampling.h1"))
     left, right = st.columns([1, 3])
     settings = show_sampling(P, where=left)
     P.show("top_n", left)
     raw = loaders.next_logits(lab)
     nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
     with right:
-        chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}”"),
+        chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=t("sampling.after", context=nt.context)),
               "sampling-next-token", width="stretch")
         m1, m2, m3, m4 = st.columns(4)
-        m1.metric("Tokens left", f"{nt.kept:,}", help="with probability > 0 after the processors")
-        m2.metric("Top token p", f"{nt.top_p:.3f}")
-        m3.metric("Entropy raw", f"{nt.entropy_raw:.2f} nats")
-        m4.metric("Entropy processed", f"{nt.entropy_processed:.2f} nats")
-    with st.expander("The rules, in plain words and in symbols", expanded=False):
-        st.markdown(TEXT["sampling.rules"])
+        m1.metric(t("sampling.m.left"), f"{nt.kept:,}", help=t("sampling.m.left.help"))
+        m2.metric(t("sampling.m.top"), f"{nt.top_p:.3f}")
+        m3.metric(t("sampling.m.entropy_raw"), f"{nt.entropy_raw:.2f} nats", help=gloss("entropy"))
+        m4.metric(t("sampling.m.entropy"), f"{nt.entropy_processed:.2f} nats", help=gloss("entropy"))
+    with st.expander(t("sampling.rules.title"), expanded=False):
+        st.markdown(t("sampling.rules"))
         st.latex(r"p_i = \frac{\exp(\ell_i / T)}{\sum_j \exp(\ell_j / T)} \qquad "
                  r"\text{min-p keeps } i \iff p_i \ge \text{min\_p}\cdot\max_j p_j")
 
-    st.header("2 · Draw M samples: Gumbel-max against softmax + multinomial")
-    st.markdown(TEXT["sampling.gumbel"])
+    st.header(t("sampling.h2"))
+    st.markdown(t("sampling.gumbel"))
     st.latex(r"\arg\max_i\,(\ell_i + G_i) \sim \text{Categorical}\big(\text{softmax}(\ell)\big)")
     c1, c2, c3 = st.columns([1, 2, 1])
     P.show("draws", c1)
     picked = P.show("samplers", c2)
     key = (lab.key, settings, P["draws"], picked, min(20, P["top_n"]))
-    if c3.button("Draw samples", type="primary", width="stretch", disabled=not picked):
-        with st.spinner(f"Drawing {P['draws']:,} samples with each sampler…"):
+    if c3.button(t("sampling.draw"), type="primary", width="stretch", disabled=not picked):
+        with st.spinner(t("sampling.drawing", n=P["draws"])):
             results.keep("draws", key, study.sampler_fit(lm, prompt_ids, settings, picked, int(P["draws"]), lab.seed,
                                                          min(20, P["top_n"]), raw=raw))
-    fit = results.get("draws", key, "Draw samples")
+    fit = results.get("draws", key, t("sampling.draw"))
     if fit:
         chart(st, histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}),
               "sampling-draws", width="stretch")
-        st.dataframe(sampler_rows(fit), hide_index=True, width="stretch")
-        st.caption(TEXT["sampling.block_trick"])
+        table(st, sampler_rows(fit))
+        st.caption(t("sampling.block_trick"))
     elif picked:
-        st.info("Press **Draw samples** to draw from the processed distribution above.")
+        st.info(t("sampling.draw.info"))
 
-    st.header("3 · The pitfall: Gumbel noise drawn once and reused")
-    st.markdown(TEXT["sampling.pitfall"])
+    st.header(t("sampling.h3"))
+    st.markdown(t("sampling.pitfall"))
     P.show("pitfall_steps")
     rn = study.reused_noise(lm, prompt_ids, settings, int(P["pitfall_steps"]), lab.seed, min(15, P["top_n"]), raw=raw)
     chart(st, histogram_figure(rn.shown_texts, rn.exact, {"fresh noise": rn.fresh_freq,
                                                                 "reused noise (bug)": rn.reused_freq},
-                                     title=f"{rn.steps} steps on one distribution"), "sampling-reused-noise",
+                                     title=t("sampling.reused.title", steps=rn.steps)), "sampling-reused-noise",
           width="stretch")
-    st.markdown(f"Distinct tokens drawn: **{rn.distinct_fresh}** with fresh noise, **{rn.distinct_reused}** with "
-                "reused noise.")
+    st.markdown(t("sampling.distinct", fresh=rn.distinct_fresh, reused=rn.distinct_reused))
 
-    st.header("4 · A sampled continuation, step by step")
-    st.markdown(TEXT["sampling.stepping"])
+    st.header(t("sampling.h4"))
+    st.markdown(t("sampling.stepping"))
     c1, c2 = st.columns(2)
     P.show("step_sampler", c1)
     P.show("max_new", c2)
@@ -97,24 +95,23 @@ def step_through(lab, strategy, run, prompt_ids):
     dec, cursor = state["decoder"], state["cursor"]
     hist = dec.history[: cursor + 1]
     st.markdown(tokens_html([r.token_text for r in hist], [r.prob for r in hist], current=cursor)
-                if hist else "_No tokens yet: press **Step**._", unsafe_allow_html=True)
+                if hist else t("sampling.no_tokens"), unsafe_allow_html=True)
     if hist:
         rec = hist[-1]
-        st.markdown(f"**Step {rec.index + 1}** drew **`{rec.token_text}`** with probability **{rec.prob:.3f}** "
-                    f"(raw {rec.raw_prob:.3f}); {rec.kept:,} tokens were left after the processors, entropy "
-                    f"{rec.entropy:.2f} nats." + (" End of sequence." if rec.finished else ""))
+        st.markdown(t("sampling.step", n=rec.index + 1, token=rec.token_text, p=rec.prob, raw=rec.raw_prob,
+                      kept=rec.kept, entropy=rec.entropy) + (t("sampling.eos") if rec.finished else ""))
         chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
-                                            title=f"Distribution at step {rec.index + 1}"), "sampling-step",
+                                            title=t("sampling.step.title", n=rec.index + 1)), "sampling-step",
               width="stretch")
-        st.caption(f"{len(dec.tokens)} tokens decoded in {dec.wall_s:.2f} s, {dec.target_forwards} model forwards "
-                   f"({dec.target.active} target forward).")
+        st.caption(t("sampling.decoded", n=len(dec.tokens), s=dec.wall_s, forwards=dec.target_forwards,
+                     active=dec.target.active))
         probs = [r.prob for r in hist]
         download_run("sampling", lab, strategy, run, dec, step_rows(hist),
-                     "One row per step so far: the token drawn, its p (processed and raw), tokens left, entropy.")
-        pin_panel("sampling", Snapshot(f"{describe(strategy)}, step {rec.index + 1}", "html",
+                     t("sampling.steps.help"))
+        pin_panel("sampling", Snapshot(t("pin.label", what=describe(strategy), n=rec.index + 1), "html",
                                        tokens_html([r.token_text for r in hist], probs), (
-            ("Tokens", str(len(hist))), ("Mean p of the drawn tokens", f"{sum(probs) / len(probs):.3f}"),
-            ("Distinct tokens", str(len({r.token_id for r in hist}))))))
+            (t("pin.tokens"), str(len(hist))), (t("sampling.pin.mean_p"), f"{sum(probs) / len(probs):.3f}"),
+            (t("sampling.pin.distinct"), str(len({r.token_id for r in hist}))))))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.lab import chart, open_page
+from ui.i18n import t
+from ui.lab import chart, open_page, table
 from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import TEXT, gloss
+from ui.texts import gloss
 from viz.eagle import sizing_figure
 from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, step_rows,
                              sweep_explanation, sweep_figure)
@@ -40,8 +41,7 @@ P = Controls([
     Param("drift_k", 5, "p.drift_k", 1, 50),
     Param("drift_trials", 3000, "p.drift_trials", 200, 20000, 200, widget="number"),
 ] + sampling_table("spec_", rep=True))
-TESTS = {"greedy": "accept y while y = argmax p", "topk": "accept y while y ∈ top-{k}(p)",
-         "sample": "accept y if u < min(1, p(y)/q(y))"}
+TESTS = {rule: f"spec.test.{rule}" for rule in RULES}  # catalogue ids of each rule's acceptance test
 
 
 def controls() -> Speculative:
@@ -60,7 +60,7 @@ def controls() -> Speculative:
         P.show("spec_max_new", c4)
         sampling = SamplingSettings()
         if ss.rule == "sample" or (ss.rule == "topk" and ss.target_sample):
-            with st.expander("Sampling settings (target and draft)", expanded=False):
+            with st.expander(t("spec.sampling_settings"), expanded=False):
                 sampling = show_sampling(P, "spec_")
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
@@ -68,14 +68,12 @@ def controls() -> Speculative:
 
 
 def render() -> None:
-    lab, prompt_ids = open_page("Speculative decoding", (
-        "A small draft guesses N tokens; the big target checks all of them in ONE forward pass"
-        " and keeps the longest acceptable prefix, plus one token of its own."), P)
+    lab, prompt_ids = open_page("speculative", P)
     lm = lab.lm
     strategy = controls()
     P.sync()
     if P["draft_source"] == "model" and not P["draft_model"].strip():
-        st.info("Type a draft model id or folder above, or choose the shipped draft / prompt lookup.")
+        st.info(t("spec.type_draft"))
         st.stop()
     run = lab.run(P["spec_max_new"])
     try:
@@ -84,78 +82,76 @@ def render() -> None:
         build_decoder(lm, strategy, run, loaders.CACHED, sizes)  # validate now, not mid-run
     except (ModelLoadError, ValueError) as exc:
         st.error(str(exc))
-        st.caption("The rest of the app keeps working; prompt lookup needs no draft model.")
+        st.caption(t("spec.rest_works"))
         st.stop()
     choice = sizes.choice
     if choice and choice.get("reason") == "measured":
-        with st.expander(f"Sized for this device: N = {sizes.n_draft} (held-out τ {choice['tau']:.2f}, expected "
-                         f"{choice['tokens_per_s']:.1f} tokens/s). How it was chosen"):
-            st.markdown(TEXT["spec.sizing"].format(draft_ms=1000 * choice["draft_step_s"]))
+        with st.expander(t("spec.sized", n=sizes.n_draft, tau=choice["tau"], tps=choice["tokens_per_s"])):
+            st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"]))
             chart(st, sizing_figure(choice, "chain"), "spec-sizing", width="stretch")
     elif choice:
-        st.caption(f"N = {sizes.n_draft}: {choice['reason']}.")
+        st.caption(t("spec.n_reason", n=sizes.n_draft, reason=choice["reason"]))
     step_through(lab, strategy, run, sizes, prompt_ids, draft is None)
 
-    st.header("How long should the draft be? Measured against the theory")
-    st.markdown(TEXT["spec.sweep"])
+    st.header(t("spec.h.sweep"))
+    st.markdown(t("spec.sweep"))
     st.latex(r"\text{speed-up}(N) = \frac{1-\alpha^{N+1}}{(1-\alpha)(Nc+1)}")
-    st.markdown(TEXT["spec.sweep_measured"])
+    st.markdown(t("spec.sweep_measured"))
     s1, s2, s3, s4 = st.columns(4)
     P.show("sweep_max_n", s1)
     P.show("sweep_tokens", s2)
     P.show("sweep_repeats", s3)
     sweep_run = lab.run(P["sweep_tokens"], stop_at_eos=False)
     key = (lab.key, strategy, sweep_run, P["sweep_max_n"], P["sweep_repeats"])
-    if s4.button("Run the sweep", type="primary", width="stretch"):
+    if s4.button(t("spec.run_sweep"), type="primary", width="stretch"):
         measure("sweep", key, lambda progress, stop: study.n_sweep(
             lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"], loaders.CACHED, progress, stop, P["sweep_repeats"]))
-    sweep = kept("sweep", key, "Run the sweep")
+    sweep = kept("sweep", key, t("spec.run_sweep"))
     if sweep and sweep.rows:
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
-        chart(f1, sweep_figure(rows, "tau", "tau (theory)", "Mean accepted length τ",
-                                     "tokens per target forward"), "spec-sweep-tau", width="stretch")
-        chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", "Speed-up over plain decoding", "×"),
+        chart(f1, sweep_figure(rows, "tau", "tau (theory)", t("spec.m.tau"), t("spec.per_forward")),
+              "spec-sweep-tau", width="stretch")
+        chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", t("spec.speedup_title"), "×"),
               "spec-sweep-speed-up", width="stretch")
-        st.markdown(f"Measured α = **{sweep.alpha:.2f}**, c = **{sweep.c:.2f}**. Best measured N = **{sweep.best.n}** "
-                    f"({sweep.best.speedup:.2f}×).")
-        st.markdown("**Why the measured curve differs from the theory.** " + sweep_explanation(sweep))
-        st.subheader("The price of a long draft")
-        st.markdown(TEXT["spec.price"])
+        st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
+        st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
+        st.subheader(t("spec.h.price"))
+        st.markdown(t("spec.price"))
         chart(st, price_figure(rows), "spec-price", width="stretch")
-        with st.expander("The numbers"):
-            st.dataframe(rows, hide_index=True, width="stretch")
-            download_rows("Download the numbers", rows, "spec-sweep")
+        with st.expander(t("numbers")):
+            table(st, rows)
+            download_rows(t("numbers.download"), rows, "spec-sweep")
     drift_section(lab, draft, strategy, prompt_ids)
     info = draft_manifest() if P["draft_source"] == "embedded" else None
     if info:
-        with st.expander("About the shipped draft (its manifest)"):
-            st.markdown(f"{info['what']}\n\nCost per token ≈ **{info['architecture']['cost_ratio_multiply_adds']:.2f}"
-                        f"×** the target's multiply-adds. Held-out top-1 agreement with the target: "
-                        f"**{info['heldout']['top1_agreement']:.2f}**. Rebuilt by `{info['command']}`.")
+        with st.expander(t("spec.about_draft")):
+            cost = info["architecture"]["cost_ratio_multiply_adds"]
+            st.markdown(f"{info['what']}\n\n" + t("spec.draft_info", cost=cost, agree=info["heldout"]["top1_agreement"],
+                                                    command=info["command"]))
             st.json(info, expanded=False)
 
 
 def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
-    st.header("Is top-K verification lossless? The first token over many seeds")
-    st.markdown(TEXT["spec.drift"])
+    st.header(t("spec.h.drift"))
+    st.markdown(t("spec.drift"))
     t1, t2, t3 = st.columns(3)
     P.show("drift_k", t1)
     P.show("drift_trials", t2)
     P.sync()
     if draft is None:
-        st.info("This comparison needs a draft model with a distribution q: choose the shipped draft or another model.")
+        st.info(t("spec.drift.needs_q"))
         return
     key = (lab.key, strategy.draft, strategy.sampling, P["drift_k"], P["drift_trials"])
-    if t3.button("Measure the drift", type="primary", width="stretch"):
-        with st.spinner("Verifying the first draft token many times…"):
+    if t3.button(t("spec.measure_drift"), type="primary", width="stretch"):
+        with st.spinner(t("spec.verifying")):
             results.keep("drift", key, study.topk_drift(lab.lm, draft, prompt_ids, strategy, P["drift_k"],
                                                         int(P["drift_trials"]), lab.seed))
-    drift = results.get("drift", key, "Measure the drift")
+    drift = results.get("drift", key, t("spec.measure_drift"))
     if drift:
         chart(st, drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), "spec-drift", width="stretch")
-        st.dataframe(drift_rows(drift), hide_index=True, width="stretch")
-        st.caption(TEXT["spec.drift_noise"])
+        table(st, drift_rows(drift))
+        st.caption(t("spec.drift_noise"))
 
 
 @st.fragment
@@ -165,56 +161,49 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                     lambda: build_decoder(lm, strategy, run, loaders.CACHED, sizes).start(prompt_ids))
     dec, cursor = state["decoder"], state["cursor"]
     if cursor < 0:
-        st.info("Press **Step**: the draft proposes N tokens and the target verifies them in one forward.")
+        st.info(t("spec.press_step"))
         return
     st.markdown(origin_html(dec.history, cursor), unsafe_allow_html=True)
     step = dec.history[cursor]
     has_q = not lookup and strategy.rule != "greedy"  # greedy match drafts argmaxes: its q is 1 by definition
     left, right = st.columns([3, 2])
     with left:
-        st.markdown(f"**Step {step.index + 1}**: {len(step.drafts)} drafted, **{step.n_accepted} accepted**, then the "
-                    f"target's **{SOURCE[step.next_source]}** `{step.next_text}` → {len(step.emitted)} tokens from one "
-                    f"target forward (draft {1000 * step.draft_s:.0f} ms, target {1000 * step.target_s:.0f} ms).")
+        st.markdown(t("spec.step", n=step.index + 1, drafted=len(step.drafts), accepted=step.n_accepted,
+                      source=t(SOURCE[step.next_source]), token=step.next_text, emitted=len(step.emitted),
+                      draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
-            st.dataframe(draft_rows(step, strategy.rule, has_q), hide_index=True, width="stretch")
+            table(st, draft_rows(step, strategy.rule, has_q))
         else:
-            st.caption("No draft this step (prompt lookup found no earlier match, or one token of budget was left): "
-                       "the target decoded one token on its own.")
-        st.caption(f"Acceptance test: {TESTS[strategy.rule].format(k=strategy.verify_k)}. The first failure stops the "
-                   "step; later drafts are discarded. "
-                   + ("Prompt lookup has no q: it counts as a point mass (q = 1)." if lookup else ""))
+            st.caption(t("spec.no_draft"))
+        st.caption(t("spec.test", test=t(TESTS[strategy.rule], k=strategy.verify_k))
+                   + (t("spec.lookup_q") if lookup else ""))
         if step.residual_top is not None and strategy.rule == "sample":
             chart(st, residual_figure(step.residual_top), "spec-residual", width="stretch")
     with right:
         m = metrics_so_far(dec.history[: cursor + 1])
         a, b = st.columns(2)
-        a.metric("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
-                 help="A / D: accepted drafts over drafted tokens. Does NOT count the target's own token." + gloss("acceptance-rate"))
-        b.metric("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}",
-                 help="(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding "
-                      "= 1.00)." + gloss("tau"))
-        a.metric("Target forwards", m["verify_steps"], help="verification steps S (one target forward each)" + gloss("target-forward"))
-        b.metric("Tokens / wall time", f"{m['new_tokens']} / {m['wall_s']:.2f} s")
+        a.metric(t("spec.m.acceptance"), f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
+                 help=t("spec.m.acceptance.help") + gloss("acceptance-rate"))
+        b.metric(t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", help=t("spec.m.tau.help") + gloss("tau"))
+        a.metric(t("spec.m.forwards"), m["verify_steps"], help=t("spec.m.forwards.help") + gloss("target-forward"))
+        b.metric(t("spec.m.tokens_time"), f"{m['new_tokens']} / {m['wall_s']:.2f} s")
         if dec.done and cursor == len(dec.history) - 1:
             if state.get("plain") is None:
-                with st.spinner("Timing plain target decoding of the same length…"):
+                with st.spinner(t("spec.timing_plain")):
                     state["plain"] = study.plain_run(lm, prompt_ids, strategy, RunSettings(
                         len(dec.tokens), run.seed, run.backend, stop_at_eos=False)).metrics
             base = state["plain"]
             speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
-            a.metric("Speed-up (measured)", f"{speedup:.2f}×",
-                     help="tokens/s of this run ÷ tokens/s of plain target decoding, same prompt, length, device, "
-                          "dtype, measured in this session" + gloss("speed-up"))
-            b.metric("Plain decoding", f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
-        st.caption("Engines disagree on what “acceptance” means: this page shows both. τ counts the token the target "
-                   "adds itself; the acceptance rate does not.")
+            a.metric(t("spec.m.speedup"), f"{speedup:.2f}×", help=t("spec.m.speedup.help") + gloss("speed-up"))
+            b.metric(t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
+        st.caption(t("spec.engines"))
     download_run("speculative", lab, strategy, run, dec, step_rows(dec.history[: cursor + 1], strategy.rule, has_q),
-                 "Every step so far: each drafted token (q, p, the test, accepted or rejected), then the target's own.")
-    pin_panel("speculative", Snapshot(f"{describe(strategy, sizes)}, step {step.index + 1}", "html",
+                 t("spec.steps.help"))
+    pin_panel("speculative", Snapshot(t("pin.label", what=describe(strategy, sizes), n=step.index + 1), "html",
                                       origin_html(dec.history, cursor), (
-        ("Acceptance rate", f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),
-        ("Mean accepted length τ", f"{m['mean_accepted_length']:.2f}"), ("Target forwards", str(m["verify_steps"])),
-        ("Tokens", str(m["new_tokens"])), ("Wall time", f"{m['wall_s']:.2f} s"))))
+        (t("spec.m.acceptance"), f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),
+        (t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}"), (t("spec.m.forwards"), str(m["verify_steps"])),
+        (t("pin.tokens"), str(m["new_tokens"])), (t("spec.pin.wall"), f"{m['wall_s']:.2f} s"))))
 
 
 if __name__ == "__main__":

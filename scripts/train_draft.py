@@ -97,6 +97,8 @@ def main(argv=None):
     ap.add_argument("--features", default=None, help="a feature store of train_eagle3.py (soft labels over --vocab)")
     ap.add_argument("--init-from", default=None, help="warm-start from a draft asset folder (draft.safetensors)")
     ap.add_argument("--max-train", type=int, default=None, help="use at most this many training sequences (the first)")
+    ap.add_argument("--skip-train", type=int, default=0,
+                    help="leave out the first K training sequences (e.g. those an --init-from draft already saw)")
     args = ap.parse_args(argv)
     if args.features and not args.vocab:
         ap.error("--features gives soft labels over a draft vocabulary: give --vocab too")
@@ -120,7 +122,8 @@ def main(argv=None):
         t2d = t2d_of(d2t, cfg.vocab_size)
     params = [p for n, p in draft.named_parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0)
-    train = load_corpus(args.corpus, "train", args.seq_len, args.max_train)
+    train = load_corpus(args.corpus, "train", args.seq_len)[args.skip_train:]
+    train = train[:args.max_train] if args.max_train else train
     held = load_corpus(args.corpus, "heldout", args.seq_len)
     n_tokens = sum(len(s) for s, _ in train)
     steps_per_epoch = sum(1 for _ in batches(train, args.batch_tokens, random.Random(0), pad))

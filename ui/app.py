@@ -13,19 +13,20 @@ import pandas  # noqa: F401 - imported by every session before any chart (see be
 import plotly.graph_objects  # noqa: F401
 import streamlit as st
 
-from ui import params
+from ui import i18n, params
+from ui.i18n import t
 from ui.lab import lab
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [  # file in pages/ (its name is the page's URL path), title, icon
-    ("home", "Home", ":material/home:"),
-    ("sampling", "Sampling", ":material/casino:"),
-    ("sampling_cost", "Cost of sampling", ":material/timer:"),
-    ("beam", "Beam search", ":material/account_tree:"),
-    ("speculative", "Speculative decoding", ":material/bolt:"),
-    ("eagle", "EAGLE", ":material/park:"),
-    ("compare", "Compare strategies", ":material/compare_arrows:"),
-    ("glossary", "Glossary", ":material/menu_book:"),
+PAGES = [  # file in pages/ (its name is the page's URL path and its catalogue id: page.<name>.title), icon
+    ("home", ":material/home:"),
+    ("sampling", ":material/casino:"),
+    ("sampling_cost", ":material/timer:"),
+    ("beam", ":material/account_tree:"),
+    ("speculative", ":material/bolt:"),
+    ("eagle", ":material/park:"),
+    ("compare", ":material/compare_arrows:"),
+    ("glossary", ":material/menu_book:"),
 ]
 
 
@@ -36,9 +37,10 @@ _nav = threading.local()  # set while main() runs the navigation (each session's
 
 
 def main() -> None:
-    st.set_page_config(page_title="Decoding Lab", page_icon=":material/biotech:", layout="wide")
-    nav = st.navigation([st.Page(ROOT / "pages" / f"{name}.py", title=title, icon=icon, default=(i == 0))
-                         for i, (name, title, icon) in enumerate(PAGES)])
+    i18n.seed()  # the language first: the navigation's titles and every warning are written in it
+    st.set_page_config(page_title=t("app.title"), page_icon=":material/biotech:", layout="wide")
+    nav = st.navigation([st.Page(ROOT / "pages" / f"{name}.py", title=t(f"page.{name}.title"), icon=icon,
+                                 default=(i == 0)) for i, (name, icon) in enumerate(PAGES)])
     st.session_state["lab"] = lab()
     notices = st.container()  # warnings about ignored link values, shown above the page once it has read them
     _nav.active = True

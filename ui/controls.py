@@ -3,10 +3,10 @@ and the URL sync are all derived.
 
 A page declares its table once::
 
-    P = Controls([Param("k", 4, "Beam width k", 1, 16), Param("eos_policy", "finished-set", "EOS policy",
-                  choices=EOS_POLICIES)])
+    P = Controls([Param("k", 4, "p.k", 1, 16), Param("eos_policy", "finished-set", "p.eos_policy",
+                  choices=EOS_POLICIES, help="p.eos_policy.help")])   # labels and help: catalogue ids
     P.seed()                  # session_state from the link (bad values: a warning and the default)
-    P.show("k", column)       # the widget, its range and help from the table
+    P.show("k", column)       # the widget, its range and help from the table (texts in the session's language)
     P.sync()                  # the current values back into the link
     P["k"]                    # the value
 
@@ -21,7 +21,9 @@ import streamlit as st
 
 from decoding_core.settings import SamplingSettings
 from ui import params
+from ui.i18n import t
 from ui.progress import StudyProgress
+from ui.texts import gloss
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,14 @@ class Param:
 
     key: str
     default: object
-    label: str
+    label: str                        # a catalogue id (ui/locales), looked up when the widget is drawn
     lo: float | None = None
     hi: float | None = None
     step: float | None = None
     choices: tuple | None = None
-    labels: dict | None = None        # choice -> on-screen text
-    help: str | None = None
+    labels: dict | None = None        # choice -> catalogue id of its on-screen text
+    help: str | None = None           # a catalogue id
+    glossary: str | None = None       # a glossary anchor linked at the end of the help
     widget: str = ""                  # slider | number | select | radio | toggle | text | textarea | multi
     fmt: str | None = None            # number format (sliders, number inputs)
 
@@ -67,7 +70,7 @@ class Param:
             values = tuple(v for v in raw.split(",") if v)
             bad = [v for v in values if self.choices is not None and v not in self.choices]
             if bad:
-                raise ValueError(f"expected some of {', '.join(map(str, self.choices))}")
+                raise ValueError(t("why.some_of", choices=", ".join(map(str, self.choices))))
             return values
         return params.parse(raw, self.kind, self.lo, self.hi, self.choices)
 
@@ -75,6 +78,11 @@ class Param:
         if isinstance(value, tuple):
             return ",".join(map(str, value))
         return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def choice_ids(key: str, choices: tuple) -> dict:
+    """``labels`` for a Param whose every choice has its text in the catalogue as ``p.<key>.<choice>``."""
+    return {c: f"p.{key}.{c}" for c in choices}
 
 
 class Controls:
@@ -96,17 +104,23 @@ class Controls:
                 try:
                     value = p.parse(raw)
                 except ValueError as exc:
-                    params.warn(f"Ignored the link's value {p.key}={params.echo(raw)} ({exc}); using {p.to_url(p.default)!r}.")
+                    params.warn(t("warn.link_value", key=p.key, raw=params.echo(raw), why=exc,
+                                  default=repr(p.to_url(p.default))))
             st.session_state[p.key] = value
         return self
 
     def show(self, key: str, where=None, disabled: bool = False, label: str | None = None):
-        """Draw the widget of ``key`` in ``where`` (a column, the sidebar, st); returns its value."""
+        """Draw the widget of ``key`` in ``where`` (a column, the sidebar, st); returns its value. The label, help
+        and choice texts are catalogue ids, looked up now (in the session's language); ``label`` overrides the
+        label with an id too."""
         p, c = self.table[key], where or st
-        kw = dict(key=p.key, help=p.help, disabled=disabled)
-        label = label or p.label
+        help_ = t(p.help) if p.help else None
+        if p.glossary:
+            help_ = (help_ or "") + gloss(p.glossary)
+        kw = dict(key=p.key, help=help_, disabled=disabled)
+        label = t(label or p.label)
         kind = p.widget_kind
-        fmt = (lambda v: p.labels.get(v, v)) if p.labels else None  # noqa: E731
+        fmt = (lambda v: t(p.labels[v]) if v in p.labels else v) if p.labels else None  # noqa: E731
         if kind == "toggle":
             return c.toggle(label, **kw)
         if kind in ("select", "radio"):
@@ -150,13 +164,13 @@ def step_buttons(key: str, can_back: bool, done: bool) -> None:
         st.session_state[f"{key}_pending"] = action
 
     cols = st.columns(4)
-    specs = [("reset", "Reset", False, None, ":material/first_page:"),
-             ("back", "Back", not can_back, None, ":material/chevron_left:"),
-             ("step", "Step", done, "primary", ":material/chevron_right:"),
-             ("run", "Run to end", done, None, ":material/last_page:")]
-    for col, (action, label, disabled, kind, icon) in zip(cols, specs):
-        col.button(label, key=f"{key}_{action}", disabled=disabled, type=kind or "secondary", width="stretch",
-                   icon=icon, on_click=queue, args=(action,))
+    specs = [("reset", False, None, ":material/first_page:"),
+             ("back", not can_back, None, ":material/chevron_left:"),
+             ("step", done, "primary", ":material/chevron_right:"),
+             ("run", done, None, ":material/last_page:")]
+    for col, (action, disabled, kind, icon) in zip(cols, specs):
+        col.button(t(f"step.{action}"), key=f"{key}_{action}", disabled=disabled, type=kind or "secondary",
+                   width="stretch", icon=icon, on_click=queue, args=(action,))
 
 
 def stepper(name: str, key, make):
@@ -186,11 +200,11 @@ def stepper(name: str, key, make):
             dec.step()
             state["cursor"] = len(dec.history) - 1
     elif action == "run":
-        bar = StudyProgress("Decoding…", stop_key=name)  # Stop keeps the steps made so far
+        bar = StudyProgress(t("step.decoding"), stop_key=name)  # Stop keeps the steps made so far
         while not dec.done and not bar.should_stop():
             dec.step()
-            bar(min(1.0, len(dec.tokens) / dec.max_new_tokens), f"Decoding… {len(dec.tokens)} tokens, "
-                                                              f"step {len(dec.history)}")
+            bar(min(1.0, len(dec.tokens) / dec.max_new_tokens), t("step.decoding_n", n=len(dec.tokens),
+                                                                  step=len(dec.history)))
         bar.done()
         state["cursor"] = len(dec.history) - 1
         bar.release()
@@ -209,7 +223,7 @@ def _make(make):
     try:
         return make()
     except (ValueError, ModelLoadError) as exc:
-        st.error(f"This run cannot start: {str(exc)[:400]}", icon=":material/block:")
+        st.error(t("err.cannot_start", why=str(exc)[:400]), icon=":material/block:")
         st.stop()
 
 
@@ -224,10 +238,10 @@ def _replay_link(name: str, state: dict) -> None:
     try:
         target = params.parse(raw, int, 0, MAX_LINK_STEPS)
     except ValueError as exc:
-        params.warn(f"Ignored the link's value {name}_pos={params.echo(raw)} ({exc}); starting from the beginning.")
+        params.warn(t("warn.link_pos", key=f"{name}_pos", raw=params.echo(raw), why=exc))
         return
     dec = state["decoder"]
-    with st.spinner(f"Replaying the link's {target} steps…"):
+    with st.spinner(t("step.replaying", n=target)):
         while len(dec.history) < target and not dec.done:
             dec.step()
     state["cursor"] = len(dec.history) - 1
@@ -236,17 +250,13 @@ def _replay_link(name: str, state: dict) -> None:
 def sampling_table(prefix: str = "", rep: bool = False) -> list[Param]:
     """The logits-processor parameters (keys prefixed so several pages keep their own values)."""
     table = [
-        Param(f"{prefix}temperature", 1.0, "p.temperature", 0.05, 3.0, 0.05,
-              help="p.temperature.help"),
+        Param(f"{prefix}temperature", 1.0, "p.temperature", 0.05, 3.0, 0.05, help="p.temperature.help"),
         Param(f"{prefix}top_k", 0, "p.top_k", 0, 500, 1, help="p.top_k.help"),
-        Param(f"{prefix}top_p", 1.0, "p.top_p", 0.01, 1.0, 0.01,
-              help="p.top_p.help"),
-        Param(f"{prefix}min_p", 0.0, "p.min_p", 0.0, 1.0, 0.01,
-              help="p.min_p.help"),
+        Param(f"{prefix}top_p", 1.0, "p.top_p", 0.01, 1.0, 0.01, help="p.top_p.help"),
+        Param(f"{prefix}min_p", 0.0, "p.min_p", 0.0, 1.0, 0.01, help="p.min_p.help"),
     ]
     if rep:
-        table.append(Param(f"{prefix}rep", 1.0, "p.rep", 1.0, 2.0, 0.05,
-                           help="p.rep.help"))
+        table.append(Param(f"{prefix}rep", 1.0, "p.rep", 1.0, 2.0, 0.05, help="p.rep.help"))
     return table
 
 

@@ -9,10 +9,10 @@ from functools import partial
 import streamlit as st
 
 from decoding_core.export import run_record
+from ui.i18n import t
 from viz.export import (FORMATS, PNG_SCALE, WIDTH, ExportError, dot_svg, figure_bytes, figure_problem, rows_csv,
                         svg_problem)
 
-CAMERA = "the camera icon in the chart's toolbar saves a PNG in your browser."
 _FAILED: dict[str, str] = {}  # why the last export of a kind ("figure", "tree") failed here; a success clears it
 
 
@@ -27,19 +27,18 @@ def download_run(name: str, lab, strategy, run, decoder, steps: list[dict] | Non
         return json.dumps(run_record(lab.lm, strategy, run, decoder, lab.prompt, lab.chat, model, device, dtype))
 
     with st.container(horizontal=True):
-        st.download_button("Download this run (JSON)", data=make, file_name=f"decoding-lab-{name}.json",
+        st.download_button(t("export.run"), data=make, file_name=f"decoding-lab-{name}.json",
                            mime="application/json", on_click="ignore", icon=":material/download:", key=f"_dl_{name}",
-                           help="Settings, every step so far, metrics and versions. `python -m decoding_core replay "
-                                "FILE` decodes it again and exits 0 only if the tokens are the same.")
+                           help=t("export.run.help"))
         if steps is not None:
-            download_rows("Download the steps", steps, f"{name}-steps", steps_help)
+            download_rows(t("export.steps"), steps, f"{name}-steps", steps_help)
 
 
 def download_rows(label: str, rows: list[dict], name: str, help: str | None = None) -> None:
     """A "<label> (CSV)" button for table rows, written when clicked."""
-    st.download_button(f"{label} (CSV)", data=lambda: rows_csv(rows), file_name=f"decoding-lab-{name}.csv",
+    st.download_button(t("export.csv", label=label), data=lambda: rows_csv(rows), file_name=f"decoding-lab-{name}.csv",
                        mime="text/csv", on_click="ignore", icon=":material/table_view:", key=f"_csv_{name}",
-                       help=help or "The table as CSV, for a spreadsheet or a notebook.")
+                       help=help or t("export.csv.help"))
 
 
 def _remembering(kind: str, make):
@@ -57,30 +56,30 @@ def _remembering(kind: str, make):
 
 
 def _last_failure(kind: str) -> str:
-    return f" The last try on this server failed: {_FAILED[kind]}" if kind in _FAILED else ""
+    return t("export.failed", why=_FAILED[kind]) if kind in _FAILED else ""
 
 
 def figure_downloads(where, fig, name: str) -> None:
     """Under a chart: a small "Download figure" popover with PNG and SVG, rendered on the server when clicked
     (or, without a Chromium there, what is missing and the browser's own PNG)."""
-    with where.popover("Download figure", icon=":material/download:", type="tertiary", key=f"_fig_{name}"):
+    with where.popover(t("export.figure"), icon=":material/download:", type="tertiary", key=f"_fig_{name}"):
         problem = figure_problem()
         if problem:
-            st.caption(f"{problem} Meanwhile {CAMERA}")
+            st.caption(problem + t("export.meanwhile"))
             return
         with st.container(horizontal=True):
             for fmt, mime in FORMATS.items():
                 st.download_button(fmt.upper(), data=_remembering("figure", partial(figure_bytes, fig, fmt)),
                                    file_name=f"decoding-lab-{name}.{fmt}", mime=mime, on_click="ignore",
                                    key=f"_dl_fig_{name}_{fmt}")
-        st.caption(f"Made on the server when clicked (a few seconds): {WIDTH} px wide, the PNG at {PNG_SCALE}×."
-                   + _last_failure("figure") + (f" Meanwhile {CAMERA}" if "figure" in _FAILED else ""))
+        st.caption(t("export.figure.note", width=WIDTH, scale=PNG_SCALE) + _last_failure("figure")
+                   + (t("export.meanwhile") if "figure" in _FAILED else ""))
 
 
 def tree_downloads(dot: str, name: str) -> None:
     """Under a tree: a small "Download tree" popover with its DOT source and an SVG laid out by graphviz (the SVG
     says what it needs where graphviz is missing)."""
-    with st.popover("Download tree", icon=":material/download:", type="tertiary", key=f"_tree_{name}"):
+    with st.popover(t("export.tree"), icon=":material/download:", type="tertiary", key=f"_tree_{name}"):
         problem = svg_problem()
         with st.container(horizontal=True):
             st.download_button("DOT", data=dot, file_name=f"decoding-lab-{name}.dot", mime="text/vnd.graphviz",
@@ -88,8 +87,7 @@ def tree_downloads(dot: str, name: str) -> None:
             st.download_button("SVG", data=_remembering("tree", partial(dot_svg, dot)),
                                file_name=f"decoding-lab-{name}.svg", mime=FORMATS["svg"], on_click="ignore",
                                key=f"_dl_tree_{name}_svg", disabled=problem is not None, help=problem)
-        st.caption(problem or "DOT: the tree's graphviz source. SVG: laid out by graphviz on the server."
-                   + _last_failure("tree"))
+        st.caption(problem or t("export.tree.note") + _last_failure("tree"))
 
 
 def download_comparison(lab, columns, run, seeds: int, prompt_ids) -> None:
@@ -104,7 +102,6 @@ def download_comparison(lab, columns, run, seeds: int, prompt_ids) -> None:
                                             ss.get("model", "embedded"), ss.get("device", "auto"),
                                             ss.get("dtype", "float32")))
 
-    st.download_button("Download the comparison (JSON)", data=make, file_name="decoding-lab-compare.json",
+    st.download_button(t("export.comparison"), data=make, file_name="decoding-lab-compare.json",
                        mime="application/json", on_click="ignore", icon=":material/download:", key="_dl_compare",
-                       help="Every column's settings, tokens and metrics, the model and versions. `python -m "
-                            "decoding_core replay FILE` decodes every column again and exits 0 only if all agree.")
+                       help=t("export.comparison.help"))

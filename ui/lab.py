@@ -5,17 +5,20 @@ is none). A model that cannot load shows its message and the app stays on the em
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from html import escape
 
 import streamlit as st
 
 from decoding_core.fastpath import warm_up
 from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_embedded, embedded_cache_dir, load_model
 from decoding_core.settings import BACKENDS, DEVICES, DTYPES, RunSettings
-from ui import params
+from ui import i18n, params
 from ui.controls import Controls, Param
+from ui.i18n import t
 from ui.notebooks import notebook_note
-from ui.texts import LOOK_FIRST
+from ui.texts import look_first
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
 
@@ -41,18 +44,9 @@ class Lab:
         prompt and ``max_new_tokens`` do not fit in the model's context together."""
         context = getattr(self.lm.model.config, "max_position_embeddings", None)
         if context and self.prompt_ids and len(self.prompt_ids) + int(max_new_tokens) > context:
-            st.error(f"The prompt ({len(self.prompt_ids):,} tokens) and {int(max_new_tokens)} new tokens do not fit in "
-                     f"the model's context of {context:,} tokens: shorten the prompt or ask for fewer new tokens.")
+            st.error(t("err.no_room", n=len(self.prompt_ids), new=int(max_new_tokens), context=context))
             st.stop()
         return RunSettings(int(max_new_tokens), self.seed, backend or self.backend, stop_at_eos)
-
-
-BACKEND_HELP = ("How the target's decode and verify forwards run (greedy, sampling, speculative; beam search and "
-                "EAGLE always run eager). **eager**: a KV cache that grows each step. **static**: a preallocated KV "
-                "cache written in place. **compiled**: the static cache plus torch.compile (CUDA graphs on a GPU); "
-                "the decode pass compiles once per model when chosen (~10-60 s on a CPU), a speculative verify pass on "
-                "its first step; where compile is unavailable the app falls back to static and says why. All three "
-                "give the same tokens; on a CPU the gain is small, on a GPU CUDA graphs remove launch overhead.")
 
 
 @st.cache_resource(show_spinner=False, max_entries=3)
@@ -65,14 +59,14 @@ def compile_once(lm: LoadedModel) -> str:
     """The backend to use after compiling (shown with a status box the first time)."""
     key = (lm.name, str(lm.device), str(lm.dtype))
     if not st.session_state.get("_compiled_" + repr(key)):
-        with st.status("Compiling the target's decode pass with torch.compile (once per model)…") as status:
+        with st.status(t("status.compiling")) as status:
             fallback = _compiled(lm, key)
-            status.update(label="Compiled." if not fallback else "torch.compile unavailable: using static.",
+            status.update(label=t("status.compiled") if not fallback else t("status.compile_fallback"),
                           state="complete", expanded=False)
         st.session_state["_compiled_" + repr(key)] = True
     fallback = _compiled(lm, key)
     if fallback:
-        st.sidebar.warning(f"torch.compile is unavailable here ({fallback}); the static KV cache is used instead.")
+        st.sidebar.warning(t("warn.compile_fallback", why=fallback))
         return "static"
     return "compiled"
 
@@ -85,17 +79,16 @@ def _cached_model(model: str, device: str, dtype: str) -> LoadedModel:
 def get_model(model: str, device: str, dtype: str) -> LoadedModel:
     """Load (once per process) with a visible progress indicator on the first conversion."""
     if model == EMBEDDED and not (embedded_cache_dir() / "model.safetensors").exists():
-        with st.status("First start: converting the embedded SmolLM2 GGUF to safetensors (once, ~30 s)…",
-                       expanded=True) as status:
+        with st.status(t("status.converting"), expanded=True) as status:
             bar = st.progress(0.0)
             convert_embedded(progress=lambda msg, frac: bar.progress(min(frac, 1.0), text=msg))
-            status.update(label="Embedded model converted; later starts take seconds.", state="complete",
-                          expanded=False)
-    with st.spinner(f"Loading {model} on {device} ({dtype})…"):
+            status.update(label=t("status.converted"), state="complete", expanded=False)
+    with st.spinner(t("status.loading", model=model, device=device, dtype=dtype)):
         return _cached_model(model, device, dtype)
 
 
 SIDEBAR = Controls([
+    Param("lang", i18n.DEFAULT, "p.lang", choices=i18n.LANGS, labels={k: f"lang.{k}" for k in i18n.LANGS}),
     Param("model", EMBEDDED, "p.model", help="p.model.help"),
     Param("device", "auto", "p.device", choices=DEVICES, help="p.device.help"),
     Param("dtype", "float32", "p.dtype", choices=DTYPES),
@@ -103,7 +96,7 @@ SIDEBAR = Controls([
     Param("chat", True, "p.chat", help="p.chat.help"),
     Param("seed", 0, "p.seed", 0, 2**31 - 1, 1, widget="number",
           help="p.seed.help"),
-    Param("backend", "eager", "p.backend", choices=BACKENDS, help=BACKEND_HELP),
+    Param("backend", "eager", "p.backend", choices=BACKENDS, help="p.backend.help"),
     Param("present", False, "p.present",
           help="p.present.help"),
 ])
@@ -118,7 +111,7 @@ h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { fon
 
 
 def lab() -> Lab:
-    """Render the shared sidebar and return what the pages need."""
+    """Render the shared sidebar and return what the pages need (the language is seeded by ui.app.main)."""
     SIDEBAR.seed()
     ss = st.session_state
     failed = ss.pop("_model_failed", None)  # set on the run that fell back: the bad id is gone from here on
@@ -126,7 +119,8 @@ def lab() -> Lab:
         ss["model"] = EMBEDDED
         st.query_params["model"] = EMBEDDED
     sb = st.sidebar
-    sb.markdown("### Model and prompt")
+    SIDEBAR.show("lang", sb)
+    sb.markdown(t("sidebar.header"))
     SIDEBAR.show("model", sb)
     c1, c2 = sb.columns(2)
     SIDEBAR.show("device", c1)
@@ -147,26 +141,25 @@ def lab() -> Lab:
         lm = get_model(model, device, dtype)
     except ModelLoadError as exc:
         if model == EMBEDDED:  # the default itself is missing: nothing to show
-            st.error(f"The embedded model could not be loaded: {exc}")
+            st.error(t("err.embedded_failed", why=exc))
             st.stop()
-        ss["_model_failed"] = f"**{model}** could not be loaded: {exc}\n\nUsing the embedded model instead."
+        ss["_model_failed"] = t("err.model_failed", model=model, why=exc)
         st.rerun()  # once: the next run resets the box to the embedded model and says why, one time
     if failed:
         sb.error(failed)
         params.warn(failed)
-    sb.caption(f"**{lm.name}** · {lm.device.type} · {str(lm.dtype).replace('torch.', '')} · "
-               f"vocab {lm.vocab_size:,} · loaded in {lm.load_s:.1f} s")
+    sb.caption(t("sidebar.loaded", name=lm.name, device=lm.device.type, dtype=str(lm.dtype).replace("torch.", ""),
+                 vocab=lm.vocab_size, load_s=lm.load_s))
     backend = compile_once(lm) if st.session_state.backend == "compiled" else st.session_state.backend
     prompt, chat = st.session_state.prompt, st.session_state.chat
     ids, err = None, None
     try:
         ids = lm.encode(prompt, chat=chat)
         context = getattr(lm.model.config, "max_position_embeddings", None)
-        sb.caption(f"Prompt: **{len(ids):,} tokens**" + (f", {len(ids) / context:.1%} of the model's {context:,}-token "
-                                                        "context" if context else ""))
+        sb.caption(t("sidebar.prompt_tokens", n=len(ids))
+                   + (t("sidebar.prompt_share", share=len(ids) / context, context=context) if context else ""))
         if context and len(ids) >= context:
-            raise ValueError(f"The prompt has {len(ids):,} tokens but the model reads at most {context:,} (its "
-                             "context), new tokens included: shorten it.")
+            raise ValueError(t("err.prompt_too_long", n=len(ids), context=context))
     except ValueError as exc:
         ids = None
         err = str(exc)
@@ -174,15 +167,16 @@ def lab() -> Lab:
     return Lab(lm, prompt, chat, int(st.session_state.seed), ids, err, backend)
 
 
-def open_page(title: str, caption: str, controls=None) -> tuple[Lab, list[int]]:
-    """A page's title and one-line caption, the shared lab, the prompt ids (or a clear stop) and its controls
-    seeded from the link."""
+def open_page(page: str, controls=None) -> tuple[Lab, list[int]]:
+    """A page's title and one-line caption (``page.<page>.title`` / ``.caption`` in the catalogue), its "look at
+    this first" line, the shared lab, the prompt ids (or a clear stop) and its controls seeded from the link."""
     lab_ = st.session_state["lab"]
-    st.title(title)
-    st.caption(caption)
-    if title in LOOK_FIRST:
-        st.info(LOOK_FIRST[title], icon=":material/visibility:")
-    note = notebook_note(title)
+    st.title(t(f"page.{page}.title"))
+    st.caption(t(f"page.{page}.caption"))
+    look = look_first(page)
+    if look:
+        st.info(look, icon=":material/visibility:")
+    note = notebook_note(page)
     if note:
         st.caption(note)
     prompt_ids = need_prompt(lab_)
@@ -191,10 +185,23 @@ def open_page(title: str, caption: str, controls=None) -> tuple[Lab, list[int]]:
     return lab_, prompt_ids
 
 
+def table(where, rows: list[dict], **kw) -> None:
+    """``where.dataframe`` of table rows with the headers in the session's language (``col.<header>`` in the
+    catalogue); the rows themselves, and their CSV downloads, keep the stable English keys."""
+    where.dataframe([{header(k): v for k, v in row.items()} for row in rows], hide_index=True,
+                    **{"width": "stretch", **kw})
+
+
+def header(key: str) -> str:
+    """A table header in the session's language (a header without a catalogue entry, such as "N" or "τ", is the
+    same in both)."""
+    return t(f"col.{key}") if i18n.has(f"col.{key}") else key
+
+
 def need_prompt(lab_: Lab) -> list[int]:
     """The prompt ids, or a clear message and a stop of this page's script (the sidebar stays)."""
     if lab_.prompt_ids is None:
-        st.info(f"{lab_.prompt_error} The sidebar's **Prompt** box is where it goes.")
+        st.info(t("err.need_prompt", error=lab_.prompt_error))
         st.stop()
     return lab_.prompt_ids
 
@@ -219,16 +226,16 @@ def chart(where, fig, name: str | None = None, **kw) -> None:
         figure_downloads(where, fig, name)
 
 
-COPY_LINK = """<div style="font-family:'Source Sans Pro',sans-serif">
+COPY_LINK = """<div style="font-family:'Source Sans Pro','Noto Sans CJK SC',sans-serif">
 <button id="copy" style="width:100%;padding:6px 10px;border:1px solid #c5cbd8;border-radius:8px;background:#fff;
- color:#1c2233;font-size:15px;cursor:pointer">Copy a link to this view</button></div>
+ color:#1c2233;font-size:15px;cursor:pointer">__COPY_TEXT__</button></div>
 <script>
 const b = document.getElementById("copy");
 b.onclick = async () => {
   const url = window.parent.location.href;  // the address bar: every setting, step position and choice
-  try { await navigator.clipboard.writeText(url); b.textContent = "Link copied"; }
-  catch (e) { window.prompt("Copy this link:", url); }
-  setTimeout(() => { b.textContent = "Copy a link to this view"; }, 1600);
+  try { await navigator.clipboard.writeText(url); b.textContent = __COPIED__; }
+  catch (e) { window.prompt(__PROMPT__, url); }
+  setTimeout(() => { b.textContent = __COPY__; }, 1600);
 };
 </script>"""
 
@@ -236,10 +243,14 @@ b.onclick = async () => {
 def copy_link_button() -> None:
     """A button that copies the page's address (settings, step position, selected node: all in the URL),
     read when it is clicked, so steps taken since the last full run are included."""
+    html = COPY_LINK.replace("__COPY_TEXT__", escape(t("sidebar.copy_link")))
+    for name, id_ in (("__COPY__", "sidebar.copy_link"), ("__COPIED__", "sidebar.link_copied"),
+                      ("__PROMPT__", "sidebar.copy_prompt")):
+        html = html.replace(name, json.dumps(t(id_)))  # JavaScript strings
     if hasattr(st, "iframe"):  # our own constant HTML (same-origin: it reads the address bar)
-        st.iframe(COPY_LINK, height=42)
+        st.iframe(html, height=42)
     else:  # Streamlit before st.iframe
         import streamlit.components.v1 as components
 
-        components.html(COPY_LINK, height=42)
+        components.html(html, height=42)
 

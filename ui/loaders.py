@@ -6,6 +6,7 @@ import streamlit as st
 
 from decoding_core.models import LoadedModel
 from decoding_core.strategies import Loaders
+from ui.i18n import t
 
 
 def _key(lm: LoadedModel) -> tuple:
@@ -41,26 +42,26 @@ def _tree(_target, _head_model, target_key, kind, top_k):
 
 
 def draft(lm: LoadedModel, source: str):
-    with st.spinner(f"Loading the draft ({source})…"):
+    with st.spinner(t("load.draft", source=source)):
         return _draft(lm, _key(lm), source)
 
 
 def head(lm: LoadedModel, kind: str):
-    with st.spinner("Loading the EAGLE head…"):
+    with st.spinner(t("load.head")):
         return _head(lm, _key(lm), kind)
 
 
 def chain_size(lm: LoadedModel, draft_model, source: str) -> dict:
-    with st.spinner("Measuring what a draft step and a verify pass cost on this device (once)…"):
+    with st.spinner(t("load.chain")):
         return _chain(lm, draft_model, _key(lm), source)
 
 
 def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int) -> dict:
-    with st.spinner("Measuring what a verify pass and a head level cost on this device (once)…"):
+    with st.spinner(t("load.tree")):
         return _tree(lm, head_model, _key(lm), kind, top_k)
 
 
-@st.cache_resource(show_spinner="Reading the prompt (one forward)…", max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)  # the spinner is next_logits' (in the session's language)
 def _next_logits(_lm, key):
     from decoding_core.studies.sampling import next_token_logits
 
@@ -69,7 +70,8 @@ def _next_logits(_lm, key):
 
 def next_logits(lab):
     """The raw next-token logits [V] after the sidebar's prompt (one forward, kept per model and prompt)."""
-    return _next_logits(lab.lm, lab.key)
+    with st.spinner(t("load.prompt")):
+        return _next_logits(lab.lm, lab.key)
 
 
 CACHED = Loaders(draft, head, chain_size, tree_size)

@@ -1,12 +1,14 @@
 """Which Jupyter notebook (notebooks/, written by scripts/make_notebooks.py) goes with which page: the same steps
-driven from Python. Keyed by the page titles given to ``ui.lab.open_page``. No streamlit."""
+driven from Python. Keyed by the page ids given to ``ui.lab.open_page`` (pages/<id>.py). No streamlit."""
 from __future__ import annotations
 
+from ui.i18n import t
+
 NOTEBOOKS = {
-    "Sampling": "notebooks/01-sampling-and-gumbel-max.ipynb",
-    "Beam search": "notebooks/02-beam-search-with-pruning.ipynb",
-    "Speculative decoding": "notebooks/03-speculative-decoding.ipynb",
-    "EAGLE": "notebooks/04-eagle-trees.ipynb",
+    "sampling": "notebooks/01-sampling-and-gumbel-max.ipynb",
+    "beam": "notebooks/02-beam-search-with-pruning.ipynb",
+    "speculative": "notebooks/03-speculative-decoding.ipynb",
+    "eagle": "notebooks/04-eagle-trees.ipynb",
 }
 
 
@@ -15,4 +17,4 @@ def notebook_note(page: str) -> str | None:
     path = NOTEBOOKS.get(page)
     if path is None:
         return None
-    return f"Notebook: `{path}` (the same steps in Jupyter)"
+    return t("page.notebook", path=path)

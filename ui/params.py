@@ -6,6 +6,8 @@ import math
 
 import streamlit as st
 
+from ui.i18n import t
+
 _WARN_KEY = "_param_warnings"
 
 
@@ -13,7 +15,7 @@ def echo(raw: str, limit: int = 40) -> str:
     """A link value as a message may repeat it: quoted, control characters escaped, cut to ``limit``
     characters (a 10,000-character value is not echoed in full)."""
     text = repr(raw[:limit])
-    return text + (f"… ({len(raw):,} characters)" if len(raw) > limit else "")
+    return text + (t("why.cut", n=len(raw)) if len(raw) > limit else "")
 
 
 def warn(msg: str) -> None:
@@ -36,21 +38,21 @@ def parse(raw: str, kind, lo=None, hi=None, choices=None):
             return True
         if low in ("0", "false", "no", "off"):
             return False
-        raise ValueError("expected true or false")
+        raise ValueError(t("why.bool"))
     if kind is str:
         if choices is not None and raw not in choices:
-            raise ValueError(f"expected one of {', '.join(map(str, choices))}")
+            raise ValueError(t("why.choices", choices=", ".join(map(str, choices))))
         return raw
     try:
         value = kind(raw)
     except (ValueError, OverflowError):
-        raise ValueError(f"not {'an integer' if kind is int else 'a number'}") from None  # never echo the value
+        raise ValueError(t("why.not_int" if kind is int else "why.not_number")) from None  # never echo the value
     if value != value:  # NaN
-        raise ValueError("not a number")
+        raise ValueError(t("why.not_number"))
     if lo is not None and value < lo or hi is not None and value > hi:
-        raise ValueError(f"out of range [{lo}, {hi}]")
+        raise ValueError(t("why.range", lo=lo, hi=hi))
     if choices is not None and value not in choices:
-        raise ValueError(f"expected one of {', '.join(map(str, choices))}")
+        raise ValueError(t("why.choices", choices=", ".join(map(str, choices))))
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError("not a finite number")
+        raise ValueError(t("why.not_finite"))
     return value

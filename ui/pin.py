@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.i18n import t
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -40,19 +42,20 @@ def pin_panel(page: str, current: Snapshot) -> None:
     key = f"_pin_{page}"
     pinned: Snapshot | None = st.session_state.get(key)
     b1, b2, _ = st.columns([1, 1, 2])
-    b1.button("Pin this run as A", key=f"{key}_pin", icon=":material/push_pin:", on_click=_pin, args=(key, current),
-              help="Keep this picture and its figures; change a setting and the new run shows beside it.")
+    b1.button(t("pin.pin"), key=f"{key}_pin", icon=":material/push_pin:", on_click=_pin, args=(key, current),
+              help=t("pin.pin.help"))
     if pinned is None:
         return
-    b2.button("Unpin", key=f"{key}_unpin", icon=":material/close:", on_click=_unpin, args=(key,))
-    st.markdown("**A / B** — the pinned run beside this one")
+    b2.button(t("pin.unpin"), key=f"{key}_unpin", icon=":material/close:", on_click=_unpin, args=(key,))
+    st.markdown(t("pin.header"))
     a, b = st.columns(2)
-    for col, name, snap in ((a, "A (pinned)", pinned), (b, "B (now)", current)):
+    col_a, col_b = t("pin.a"), t("pin.b")
+    for col, name, snap in ((a, col_a, pinned), (b, col_b, current)):
         with col:
             st.markdown(f"**{name}** · {snap.label}")
             _draw(snap)
     names = [n for n, _ in pinned.figures] + [n for n, _ in current.figures if n not in dict(pinned.figures)]
-    rows = [{"figure": n, "A (pinned)": dict(pinned.figures).get(n, "–"), "B (now)": dict(current.figures).get(n, "–")}
+    rows = [{t("pin.figure"): n, col_a: dict(pinned.figures).get(n, "–"), col_b: dict(current.figures).get(n, "–")}
             for n in names]
     if rows:
         st.dataframe(rows, hide_index=True, width="stretch")

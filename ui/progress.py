@@ -18,6 +18,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
 
 from ui import results
+from ui.i18n import t
 
 INTERRUPTS = (RerunException, StopException)
 
@@ -40,15 +41,15 @@ class StudyProgress:
     """Pass as a study's ``progress`` callback and ``should_stop`` check; ``done()`` removes the bar and
     ``release()`` lets through a rerun that arrived meanwhile."""
 
-    def __init__(self, label: str = "Measuring…", stop_key: str | None = None):
+    def __init__(self, label: str | None = None, stop_key: str | None = None):
         self.t0 = time.perf_counter()
         self.stop = False
         self.caught: BaseException | None = None  # a rerun / stop delivered while the study ran
         self.box = st.empty()  # one slot for the bar and the button: emptied when the study ends
         inner = self.box.container()
-        self.bar = inner.progress(0.0, text=label)
+        self.bar = inner.progress(0.0, text=label or t("progress.measuring"))
         if stop_key:
-            inner.button("■ Stop (keep what is measured so far)", key=f"_stop_{stop_key}")
+            inner.button(t("progress.stop"), key=f"_stop_{stop_key}")
 
     def __call__(self, fraction: float, text: str) -> None:
         if self.stop:
@@ -58,7 +59,7 @@ class StudyProgress:
             return
         fraction = min(max(fraction, 0.0), 1.0)
         spent = time.perf_counter() - self.t0
-        left = f", about {spent * (1 - fraction) / fraction:.0f} s left" if 0.02 < fraction < 1 else ""
+        left = t("progress.left", s=spent * (1 - fraction) / fraction) if 0.02 < fraction < 1 else ""
         try:
             self.bar.progress(fraction, text=f"{text} · {spent:.0f} s{left}")
         except INTERRUPTS as exc:  # Stop (or any other click): finish early, rerun after the result is kept
@@ -79,7 +80,7 @@ class StudyProgress:
             raise self.caught
 
 
-def measure(name: str, key, study, label: str = "Measuring…"):
+def measure(name: str, key, study, label: str | None = None):
     """Run ``study(progress, should_stop)`` with a bar and a Stop button; keep its record under (name, key)."""
     bar = StudyProgress(label, stop_key=name)
     try:
@@ -94,8 +95,7 @@ def measure(name: str, key, study, label: str = "Measuring…"):
 def stopped_note(rec, what: str = "") -> None:
     """Say so when a kept record is a stopped study's partial result."""
     if getattr(rec, "stopped", False):
-        st.warning(f"Stopped early: {what or 'this shows what was measured before the stop'}. "
-                   "Press the button again for the whole measurement.", icon=":material/stop_circle:")
+        st.warning(t("progress.stopped", what=what or t("progress.stopped_what")), icon=":material/stop_circle:")
 
 
 def kept(name: str, key, button: str):

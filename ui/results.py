@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.i18n import t
+
 
 def keep(name: str, key, value) -> None:
     st.session_state[f"_result_{name}"] = (key, value)
@@ -23,5 +25,5 @@ def get(name: str, key, button: str | None = None):
     if saved[0] == key:
         return saved[1]
     if button:
-        st.caption(f"The last result was measured with other settings; press **{button}** to measure these.")
+        st.caption(t("results.stale", button=button))
     return None

@@ -6,6 +6,8 @@ import math
 
 import networkx as nx
 
+from ui.i18n import t
+
 STYLE = {
     "kept": dict(color="#1c2233", fontcolor="#1c2233", penwidth="2.2", style="rounded,bold,filled", fillcolor="#e7ecff"),
     "finished": dict(color="#2b8a3e", fontcolor="#1c2233", penwidth="2.2", style="rounded,filled", fillcolor="#d3f9d8",
@@ -26,7 +28,7 @@ def search_graph(steps, prompt_text: str, show_off: str = "last", window: int | 
     beam_steps = [s for s in steps if s.kind == "beam"]
     first = max(0, len(beam_steps) - window) if window else 0
     if first == 0:
-        g.add_node(0, label=prompt_text, status="kept", score=0.0, tooltip="the prompt")
+        g.add_node(0, label=prompt_text, status="kept", score=0.0, tooltip=t("viz.tree.the_prompt"))
     frontier = {h.node for h in beam_steps[-1].frontier} if beam_steps else set()
     made = {}  # node -> (parent, token text, score): the whole search, to name the roots of a window
     for n, step in enumerate(beam_steps):
@@ -43,9 +45,9 @@ def search_graph(steps, prompt_text: str, show_off: str = "last", window: int | 
                 if n != first or c.parent not in made:
                     continue
                 g.add_node(c.parent, label="…" + _tail(made, c.parent), status="kept", score=made[c.parent][2],
-                           tooltip="a hypothesis from before the steps shown (its last tokens)", cut=True)
+                           tooltip=t("viz.tree.before"), cut=True)
             status = "frontier" if c.node in frontier else c.status
-            why = f" · pruned by {', '.join(c.rules)}" if c.rules else ""
+            why = t("viz.tree.pruned_by", rules=", ".join(c.rules)) if c.rules else ""
             g.add_node(c.node, label=c.token_text, status=status, score=c.score, rules=c.rules,
                        tooltip=f"{c.token_text!r}: log p(token) = {c.token_logp:.3f}, score = {c.score:.3f}, "
                                f"{c.status}{why}")
@@ -76,7 +78,7 @@ def to_dot(g: nx.DiGraph, rankdir: str = "LR") -> str:
     for node, d in g.nodes(data=True):
         style = STYLE.get(d["status"], STYLE["kept"])
         label = html.escape(d["label"][-40:]) if node == 0 or d.get("cut") else html.escape(d["label"])
-        sub = "prompt" if node == 0 else f"{d['score']:.2f}"
+        sub = t("viz.tree.prompt") if node == 0 else f"{d['score']:.2f}"
         if d.get("rules"):
             sub += " ✂ " + ",".join(d["rules"])
         attrs = ", ".join(f'{k}="{v}"' for k, v in style.items())
@@ -142,19 +144,18 @@ def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
                             marker=dict(size=11, color=color), textfont=dict(size=11))
     for r in sweep.rows:
         if r.paper:
-            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name="the paper's settings",
+            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name=t("viz.beam.paper"),
                             marker=dict(symbol="star", size=20, color="#c92a2a"))
         if rec is not None and r.settings == rec:
-            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name="recommended",
+            fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers",
+                            name=t("viz.beam.recommended"),
                             marker=dict(symbol="circle-open", size=24, color="#1c2233", line=dict(width=3)))
     fig.add_vline(x=fidelity, line=dict(color="#adb5bd", dash="dash"),
-                  annotation_text=f"{fidelity:.0%} of prompts unchanged", annotation_position="bottom left")
+                  annotation_text=t("viz.beam.unchanged", fidelity=fidelity), annotation_position="bottom left")
     fig.update_layout(height=460, font=dict(size=14), plot_bgcolor="white", margin=dict(l=10, r=10, t=50, b=10),
-                      title=dict(text="Pruning: what it saves against how often the best answer stays the same", x=0),
-                      legend=dict(orientation="h", y=-0.2))
-    fig.update_xaxes(title="share of prompts whose best hypothesis is unchanged", tickformat=".0%", range=[-0.05, 1.08],
-                     gridcolor="#eef0f5")
-    fig.update_yaxes(title="share of expansions saved", tickformat=".0%", gridcolor="#eef0f5")
+                      title=dict(text=t("viz.beam.tradeoff"), x=0), legend=dict(orientation="h", y=-0.2))
+    fig.update_xaxes(title=t("viz.beam.x"), tickformat=".0%", range=[-0.05, 1.08], gridcolor="#eef0f5")
+    fig.update_yaxes(title=t("viz.beam.y"), tickformat=".0%", gridcolor="#eef0f5")
     return fig
 
 

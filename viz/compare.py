@@ -7,22 +7,24 @@ import html
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ui.i18n import t
 from viz.sampling import tokens_html
 from viz.speculative import ORIGIN
 
-ORIGINS = {**ORIGIN, "target": ("#ffe8cc", "none", "target's own token after the accepted drafts")}
+ORIGINS = {**ORIGIN, "target": ("#ffe8cc", "none", "viz.origin.target")}  # the third: a catalogue id
 
 
 def origin_strip(texts, origins) -> str:
     """Tokens coloured by where they came from (accepted draft, correction, bonus, the target's own token)."""
     spans = []
-    for i, (t, o) in enumerate(zip(texts, origins)):
+    for i, (tok, o) in enumerate(zip(texts, origins)):
         bg, deco, what = ORIGINS[o]
-        spans.append(f'<span title="token {i + 1}: {html.escape(what)}" style="background:{bg};text-decoration:{deco};'
+        tip = html.escape(t("viz.token_n", n=i + 1, what=t(what)))
+        spans.append(f'<span title="{tip}" style="background:{bg};text-decoration:{deco};'
                      f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
-                     f"{html.escape(t)}</span>" + ("<br>" if t.endswith("\u21b5") else ""))
+                     f"{html.escape(tok)}</span>" + ("<br>" if tok.endswith("\u21b5") else ""))
     used = [o for o in ORIGINS if o in set(origins)]
-    legend = " ".join(f'<span style="background:{ORIGINS[o][0]};padding:1px 4px">{html.escape(ORIGINS[o][2])}</span>'
+    legend = " ".join(f'<span style="background:{ORIGINS[o][0]};padding:1px 4px">{html.escape(t(ORIGINS[o][2]))}</span>'
                       for o in used)
     return (f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>'
             f'<div style="font-size:0.85em;color:#555;margin-top:4px">{legend}</div>')
@@ -34,7 +36,7 @@ def output_html(run) -> str:
     if run.origins and len(run.origins) == len(run.token_texts):
         return origin_strip(run.token_texts, run.origins)
     if run.strategy in ("beam", "stochastic-beam"):
-        return tokens_html(run.token_texts, run.token_probs, what="the target's probability of the token")
+        return tokens_html(run.token_texts, run.token_probs, what=t("viz.colour.target_p"))
     return tokens_html(run.token_texts, run.token_probs)
 
 
@@ -44,7 +46,7 @@ METRICS = (("tokens_per_s", "tokens / s"), ("logprob", "log p (output)"), ("dist
 
 def metrics_figure(runs, labels) -> go.Figure:
     """One bar per column for each metric (a metric that does not apply to a column has no bar)."""
-    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=[t for _, t in METRICS], horizontal_spacing=0.07)
+    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=[title for _, title in METRICS], horizontal_spacing=0.07)
     colours = ["#3b5bdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#1098ad"]
     for j, (attr, title) in enumerate(METRICS, 1):
         values = [getattr(r, attr) for r in runs]
@@ -53,6 +55,6 @@ def metrics_figure(runs, labels) -> go.Figure:
                     text=["–" if v is None else f"{v:.3g}" for v in values], textposition="outside",
                     hovertemplate="%{x}<br>" + title + " = %{text}<extra></extra>", cliponaxis=False)
     fig.update_layout(height=360, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white", font_size=14)
-    fig.update_xaxes(type="category", title_text="column")
+    fig.update_xaxes(type="category", title_text=t("viz.column"))
     fig.update_yaxes(gridcolor="#eef0f5")
     return fig

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from decoding_core.trees import depths
+from ui.i18n import t
 from viz.sampling import _labels
 
 
@@ -45,7 +46,7 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         on = i in path
         style = "rounded,filled,bold" if on else "rounded,filled,dashed"
         fill, color = ("#b2f2bb", "#2b8a3e") if on else ("#ffffff", "#495057")
-        sub = "root" if i == 0 else f"q {percent(math.exp(score))}"
+        sub = t("viz.tree.root") if i == 0 else f"q {percent(math.exp(score))}"
         hidden = below[i] if compact and not on else 0
         if hidden:
             sub += f" · +{hidden} below"
@@ -86,8 +87,7 @@ def mask_figure(step, selected: int | None = None) -> go.Figure:
     rows = [("✓ " if i in step.accepted_path else "") + lab for i, lab in enumerate(labels)]
     tree = step.mask.int().tolist()
     causal = [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Tree attention mask (what EAGLE uses)",
-                                                         "Plain causal mask of the same tokens (wrong here)"),
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(t("viz.eagle.tree_mask"), t("viz.eagle.causal_mask")),
                         horizontal_spacing=0.12)
     for col, z in ((1, tree), (2, causal)):
         fig.add_trace(go.Heatmap(z=z, x=labels, y=rows, colorscale=[[0, "#f8f9fa"], [1, "#3b5bdb"]], showscale=False,
@@ -110,19 +110,18 @@ def loss_figure(manifest: dict) -> go.Figure:
     rows = manifest["losses"]["rows"]
     steps = [r[0] for r in rows]
     if "reg" in cols:
-        fig = make_subplots(rows=1, cols=3, subplot_titles=("feature loss (SmoothL1)", "token loss (soft CE)",
-                                                             "top-1 agreement (train batch)"))
+        fig = make_subplots(rows=1, cols=3, subplot_titles=(t("viz.loss.feature"), t("viz.loss.token"),
+                                                             t("viz.loss.agree")))
         for k, name in enumerate(cols[1:], start=1):
             fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", name=name, row=1, col=k)
         fig.update_layout(showlegend=False)
     else:
-        fig = make_subplots(rows=1, cols=2, subplot_titles=("training-time-test loss (weighted soft CE)",
-                                                             "top-1 agreement by depth (train batch)"))
-        fig.add_scatter(x=steps, y=[r[1] for r in rows], mode="lines", name="loss", row=1, col=1)
+        fig = make_subplots(rows=1, cols=2, subplot_titles=(t("viz.loss.ttt"), t("viz.loss.agree_depth")))
+        fig.add_scatter(x=steps, y=[r[1] for r in rows], mode="lines", name=t("viz.loss.loss"), row=1, col=1)
         for k, name in enumerate(cols[2:], start=2):
             fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", name=name.replace("top1_", ""), row=1, col=2)
     fig.update_layout(height=280, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white", font=dict(size=13))
-    fig.update_xaxes(title_text="step")
+    fig.update_xaxes(title_text=t("viz.eagle.step"))
     return fig
 
 
@@ -134,12 +133,11 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
     verify = choice["verify_s"]
     ts = sorted(verify)
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14,
-                        subplot_titles=("Cost of one target forward over T tokens (measured here)",
-                                        "Expected tokens/s by draft size (tau ÷ step cost)"))
-    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[t] for t in ts], mode="lines+markers", name="verify pass",
+                        subplot_titles=(t("viz.eagle.cost"), t("viz.eagle.expected")))
+    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[t] for t in ts], mode="lines+markers", name=t("viz.eagle.verify"),
                              line=dict(color="#3b5bdb"), hovertemplate="T = %{x}: %{y:.0f} ms<extra></extra>"),
                   row=1, col=1)
-    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[1] * t for t in ts], mode="lines", name="T separate forwards",
+    fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[1] * t for t in ts], mode="lines", name=t("viz.eagle.separate"),
                              line=dict(color="#adb5bd", dash="dot"), hovertemplate="%{y:.0f} ms<extra></extra>"),
                   row=1, col=1)
     rates = choice["rates"]
@@ -147,22 +145,22 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
         chosen = (choice["total_tokens"], choice["depth"])
         for d in sorted({d for _, d in rates}):
             xs = sorted(t for t, dd in rates if dd == d)
-            fig.add_trace(go.Scatter(x=xs, y=[rates[(t, d)] for t in xs], mode="lines+markers", name=f"depth {d}",
+            fig.add_trace(go.Scatter(x=xs, y=[rates[(t, d)] for t in xs], mode="lines+markers", name=t("viz.eagle.depth", d=d),
                                      hovertemplate=f"depth {d}, %{{x}} tokens: %{{y:.1f}} tok/s<extra></extra>"),
                           row=1, col=2)
-        fig.add_trace(go.Scatter(x=[chosen[0]], y=[rates[chosen]], mode="markers", name="chosen",
+        fig.add_trace(go.Scatter(x=[chosen[0]], y=[rates[chosen]], mode="markers", name=t("viz.eagle.chosen"),
                                  marker=dict(size=16, symbol="star", color="#e8590c")), row=1, col=2)
-        fig.update_xaxes(title_text="tree size (tokens verified)", row=1, col=2)
+        fig.update_xaxes(title_text=t("viz.eagle.tree_size"), row=1, col=2)
     else:
         ns = sorted(rates)
-        fig.add_trace(go.Scatter(x=ns, y=[rates[n] for n in ns], mode="lines+markers", name="chain",
+        fig.add_trace(go.Scatter(x=ns, y=[rates[n] for n in ns], mode="lines+markers", name=t("viz.eagle.chain"),
                                  hovertemplate="N = %{x}: %{y:.1f} tok/s<extra></extra>"), row=1, col=2)
-        fig.add_trace(go.Scatter(x=[choice["n_draft"]], y=[rates[choice["n_draft"]]], mode="markers", name="chosen",
+        fig.add_trace(go.Scatter(x=[choice["n_draft"]], y=[rates[choice["n_draft"]]], mode="markers", name=t("viz.eagle.chosen"),
                                  marker=dict(size=16, symbol="star", color="#e8590c")), row=1, col=2)
-        fig.update_xaxes(title_text="draft length N", row=1, col=2)
-    fig.update_xaxes(title_text="T (new tokens in the forward)", row=1, col=1)
+        fig.update_xaxes(title_text=t("viz.spec.n"), row=1, col=2)
+    fig.update_xaxes(title_text=t("viz.eagle.t"), row=1, col=1)
     fig.update_yaxes(title_text="ms", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="expected tokens/s", row=1, col=2)
+    fig.update_yaxes(title_text=t("viz.eagle.tps"), row=1, col=2)
     fig.update_layout(height=380, margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.25),
                       font=dict(size=14))
     return fig
@@ -173,8 +171,8 @@ def depth_figure(by_method: dict[str, list[float]]) -> go.Figure:
     fig = go.Figure()
     for name, rates in by_method.items():
         fig.add_trace(go.Bar(x=list(range(1, len(rates) + 1)), y=rates, name=name,
-                             hovertemplate="depth %{x}: %{y:.0%}<extra></extra>"))
+                             hovertemplate=t("viz.eagle.depth_hover")))
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10), font=dict(size=14),
-                      title="Acceptance per depth: share of steps whose accepted path reaches depth d",
-                      xaxis_title="depth d", yaxis=dict(title="share of steps", tickformat=".0%", range=[0, 1]))
+                      title=t("viz.eagle.per_depth"), xaxis_title=t("viz.eagle.depth_d"),
+                      yaxis=dict(title=t("viz.eagle.share"), tickformat=".0%", range=[0, 1]))
     return fig

@@ -17,11 +17,16 @@ import os
 import shutil
 import subprocess
 
+from ui.i18n import t
+
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
 WIDTH = 1280      # px, for a figure that sets no width of its own (the page stretches it)
 HEIGHT = 600      # px, for a figure that sets no height
 PNG_SCALE = 2     # PNG pixels per px: sharp on a slide or a printed page
 TIMEOUT_S = 90    # one render (kaleido) or one layout (dot)
+# plotly's own default family, then Noto Sans CJK SC (Debian's fonts-noto-cjk) for the Chinese pages' titles, axes
+# and legends: without it, Chromium may draw CJK characters as empty boxes in an exported figure
+FONT_FAMILY = '"Open Sans", verdana, arial, "Noto Sans CJK SC", "Noto Sans CJK", sans-serif'
 
 
 class ExportError(RuntimeError):
@@ -42,9 +47,9 @@ def chromium() -> str | None:
 def figure_problem() -> str | None:
     """Why figures cannot be exported on this machine, or None when they can."""
     if importlib.util.find_spec("kaleido") is None:
-        return "Figure export needs the Python package kaleido (`pip install 'kaleido>=1.0'`) on the server."
+        return t("export.needs_kaleido")
     if chromium() is None:
-        return "Figure export needs a Chromium on the server (Debian: `apt-get install chromium`)."
+        return t("export.needs_chromium")
     return None
 
 
@@ -58,7 +63,11 @@ def figure_bytes(fig, fmt: str, width: int = WIDTH, scale: float = PNG_SCALE) ->
     if problem:
         raise ExportError(problem)
     import kaleido
+    import plotly.graph_objects as go
 
+    fig = go.Figure(fig)  # a copy: the page's figure keeps its own font
+    family = fig.layout.font.family
+    fig.update_layout(font_family=f"{family}, {FONT_FAMILY}" if family else FONT_FAMILY)
     opts = {"format": fmt, "width": fig.layout.width or width, "height": fig.layout.height or HEIGHT,
             "scale": scale if fmt == "png" else 1}
     try:
@@ -71,8 +80,7 @@ def figure_bytes(fig, fmt: str, width: int = WIDTH, scale: float = PNG_SCALE) ->
 def svg_problem() -> str | None:
     """Why trees cannot be turned into SVG here (graphviz's `dot` is missing), or None when they can."""
     if shutil.which("dot") is None:
-        return ("SVG needs graphviz on the server (Debian: `apt-get install graphviz`); the DOT file works "
-                "anywhere (`dot -Tsvg tree.dot > tree.svg`).")
+        return t("export.needs_graphviz")
     return None
 
 

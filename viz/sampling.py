@@ -5,6 +5,8 @@ import html
 
 import plotly.graph_objects as go
 
+from ui.i18n import has, t
+
 RAW = "#9aa5c4"
 KEPT = "#3b5bdb"
 CUT = "#d0d4de"
@@ -13,10 +15,12 @@ PALETTE = {"multinomial": "#3b5bdb", "gumbel": "#e8590c", "gumbel-block": "#2b8a
            "fresh noise": "#e8590c", "reused noise (bug)": "#c92a2a"}
 
 
-def _layout(fig: go.Figure, title: str, height: int = 340, yaxis: str = "probability") -> go.Figure:
+def _layout(fig: go.Figure, title: str, height: int = 340, yaxis: str | None = None) -> go.Figure:
+    """The bar charts' common layout; ``yaxis``: the axis title (by default "probability", in the session's
+    language)."""
     fig.update_layout(title=dict(text=title, x=0, font=dict(size=14)), height=height, barmode="group",
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.02, x=1, xanchor="right",
-                      yanchor="bottom"), yaxis_title=yaxis, plot_bgcolor="white", bargap=0.15)
+                      yanchor="bottom"), yaxis_title=yaxis or t("viz.probability"), plot_bgcolor="white", bargap=0.15)
     fig.update_xaxes(tickangle=-45, type="category")
     fig.update_yaxes(gridcolor="#eef0f5")
     return fig
@@ -26,34 +30,37 @@ def _labels(texts) -> list[str]:
     """Unique category labels (two tokens can read the same on screen)."""
     seen: dict[str, int] = {}
     out = []
-    for t in texts:
-        seen[t] = seen.get(t, 0) + 1
-        out.append(t if seen[t] == 1 else f"{t} ({seen[t]})")
+    for text in texts:
+        seen[text] = seen.get(text, 0) + 1
+        out.append(text if seen[text] == 1 else f"{text} ({seen[text]})")
     return out
 
 
-def distribution_figure(texts, raw, processed, title="Next-token distribution") -> go.Figure:
+def distribution_figure(texts, raw, processed, title=None) -> go.Figure:
     """Raw probabilities beside the processed ones; tokens the processors cut are greyed."""
     labels = _labels(texts)
     colors = [KEPT if p > 0 else CUT for p in processed]
     fig = go.Figure()
-    fig.add_bar(x=labels, y=list(raw), name="raw softmax(logits)", marker_color=RAW,
-                hovertemplate="%{x}<br>raw p = %{y:.4f}<extra></extra>")
-    fig.add_bar(x=labels, y=list(processed), name="after temperature / top-k / top-p / min-p",
-                marker_color=colors, hovertemplate="%{x}<br>processed p = %{y:.4f}<extra></extra>")
-    return _layout(fig, title)
+    fig.add_bar(x=labels, y=list(raw), name=t("viz.raw"), marker_color=RAW,
+                hovertemplate="%{x}<br>" + t("viz.raw_p") + " = %{y:.4f}<extra></extra>")
+    fig.add_bar(x=labels, y=list(processed), name=t("viz.processed"),
+                marker_color=colors, hovertemplate="%{x}<br>" + t("viz.processed_p") + " = %{y:.4f}<extra></extra>")
+    return _layout(fig, title or t("viz.next_token"))
 
 
-def histogram_figure(texts, exact, empirical_by_name: dict, title="Samples against the exact probabilities"):
-    """Empirical frequencies of each sampler next to the exact probabilities (as markers)."""
+def histogram_figure(texts, exact, empirical_by_name: dict, title=None):
+    """Empirical frequencies of each sampler next to the exact probabilities (as markers). A series named by a
+    catalogue id ``viz.series.<name>`` ("fresh noise") is shown in the session's language."""
     labels = _labels(texts)
     fig = go.Figure()
     for name, freqs in empirical_by_name.items():
-        fig.add_bar(x=labels, y=list(freqs), name=name, marker_color=PALETTE.get(name, "#868e96"),
-                    hovertemplate="%{x}<br>" + name + " frequency = %{y:.4f}<extra></extra>")
-    fig.add_scatter(x=labels, y=list(exact), mode="markers", name="exact p", marker=dict(color=EXACT, size=9,
-                    symbol="line-ew-open", line=dict(width=3)), hovertemplate="%{x}<br>exact p = %{y:.4f}<extra></extra>")
-    return _layout(fig, title, yaxis="frequency")
+        shown = t(f"viz.series.{name}") if has(f"viz.series.{name}") else name
+        fig.add_bar(x=labels, y=list(freqs), name=shown, marker_color=PALETTE.get(name, "#868e96"),
+                    hovertemplate="%{x}<br>" + shown + " " + t("viz.frequency") + " = %{y:.4f}<extra></extra>")
+    fig.add_scatter(x=labels, y=list(exact), mode="markers", name=t("viz.exact"), marker=dict(color=EXACT, size=9,
+                    symbol="line-ew-open", line=dict(width=3)),
+                    hovertemplate="%{x}<br>" + t("viz.exact") + " = %{y:.4f}<extra></extra>")
+    return _layout(fig, title or t("viz.samples"), yaxis=t("viz.frequency"))
 
 
 def token_color(p: float) -> str:
@@ -67,22 +74,23 @@ def text_color(p: float) -> str:
     return "#ffffff" if p > 0.6 else "#1c2233"
 
 
-def tokens_html(texts, probs, current: int | None = None, what: str = "probability the token was drawn with") -> str:
+def tokens_html(texts, probs, current: int | None = None, what: str | None = None) -> str:
     """The text so far, each token a span coloured by the probability it was drawn with (``what`` the legend
-    says the colour is)."""
+    says the colour is; by default the probability the token was drawn with)."""
     spans = []
-    for i, (t, p) in enumerate(zip(texts, probs)):
+    for i, (tok, p) in enumerate(zip(texts, probs)):
         border = "2px solid #e8590c" if i == current else "1px solid transparent"  # orange: visible on any blue
+        tip = html.escape(t("viz.step", n=i + 1))
         spans.append(
-            f'<span title="step {i + 1}: p = {p:.3f}" style="background:{token_color(p)};color:{text_color(p)};'
+            f'<span title="{tip}: p = {p:.3f}" style="background:{token_color(p)};color:{text_color(p)};'
             f'border:{border};'
             f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
-            f"{html.escape(t)}</span>" + ("<br>" if t.endswith("\u21b5") else "")  # ↵ also breaks the line
+            f"{html.escape(tok)}</span>" + ("<br>" if tok.endswith("\u21b5") else "")  # ↵ also breaks the line
         )
     swatches = " ".join(f'<span style="background:{token_color(v)};color:{text_color(v)};padding:0 6px">{v:g}</span>'
                         for v in (0.0, 0.25, 0.5, 0.75, 1.0))
-    legend = (f'<div style="font-size:0.85em;color:#555;margin-top:4px">colour = {what}: '
-              f'{swatches}</div>')
+    legend = (f'<div style="font-size:0.85em;color:#555;margin-top:4px">'
+              f'{html.escape(t("viz.colour", what=what or t("viz.colour.drawn")))}: {swatches}</div>')
     return f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>{legend}'
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from decoding_core.sampling_cost import COMPLEXITY, COST
+from ui.i18n import t
 
 COLORS = {"linear-scan": "#868e96", "binary-search": "#3b5bdb", "alias": "#2b8a3e", "multinomial": "#9c36b5",
           "gumbel-max": "#e8590c", "exp-race": "#c92a2a"}
@@ -38,8 +39,7 @@ def cost_vs_n_figure(rec, k: int) -> go.Figure:
                   and r.seconds] for m in COMPLEXITY}
     fig = go.Figure()
     _curves(fig, points, lambda m, n: COST[m](n, k))
-    return _loglog(fig, f"n draws from one distribution (k = {k:,}); dotted: the cost model through the last point",
-                   "draws n", "seconds")
+    return _loglog(fig, t("viz.cost.vs_n", k=k), t("viz.cost.draws_n"), t("viz.seconds"))
 
 
 def cost_vs_k_figure(rec, n: int) -> go.Figure:
@@ -48,7 +48,7 @@ def cost_vs_k_figure(rec, n: int) -> go.Figure:
                   and r.seconds] for m in COMPLEXITY}
     fig = go.Figure()
     _curves(fig, points, lambda m, k: COST[m](n, k))
-    return _loglog(fig, f"{n:,} draws from one distribution, against its size k", "categories k", "seconds")
+    return _loglog(fig, t("viz.cost.vs_k", n=n), t("viz.cost.categories_k"), t("viz.seconds"))
 
 
 def decoding_figure(rec, k: int) -> go.Figure:
@@ -60,11 +60,11 @@ def decoding_figure(rec, k: int) -> go.Figure:
         for b in batches:
             r = next((r for r in rec.rows if r.regime == "new" and r.method == m and r.k == k and r.batch == b), None)
             ys.append(r.seconds / r.n * 1e6 if r and r.seconds else None)
-        fig.add_bar(x=[f"batch {b}" for b in batches], y=ys, name=m, marker_color=COLORS[m])
+        fig.add_bar(x=[t("viz.cost.batch", b=b) for b in batches], y=ys, name=m, marker_color=COLORS[m])
     fig.update_layout(barmode="group", height=400, font=dict(size=14), plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.2),
-                      title=dict(text=f"One draw from each new distribution, as in decoding (k = {k:,})", x=0))
-    fig.update_yaxes(type="log", title="µs per distribution", gridcolor="#eef0f5")
+                      title=dict(text=t("viz.cost.decoding", k=k), x=0))
+    fig.update_yaxes(type="log", title=t("viz.cost.us"), gridcolor="#eef0f5")
     return fig
 
 

@@ -1,6 +1,8 @@
 """Study records -> table rows (lists of dicts for st.dataframe). Pure; no streamlit."""
 from __future__ import annotations
 
+from ui.i18n import t
+
 
 def _r(x, nd: int = 3):
     return None if x is None else round(x, nd)
@@ -41,10 +43,11 @@ def drift_rows(drift) -> list[dict]:
     return [{"rule": name, "TV distance to the target's p": _r(tv, 4)} for name, tv in drift.tv.items()]
 
 
-def compare_rows(comparison, states: dict | None = None) -> list[dict]:
+def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> list[dict]:
     """Metrics per strategy; "–" where a metric does not apply (τ and acceptance for strategies without drafts,
     overlap with one seed). Speed-up and "same text" are against the reference run (the first by default);
-    ``states`` (label -> "fresh" / "stale ..." / "pinned") adds a state column."""
+    ``states`` (label -> "fresh" / "stale ..." / "pinned") adds a state column. The words in the cells are in
+    ``lang`` (English by default, as in the CSV downloads; the page's table passes the session's language)."""
     runs = comparison.runs
     ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
     rows = []
@@ -59,7 +62,7 @@ def compare_rows(comparison, states: dict | None = None) -> list[dict]:
         speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
         rows.append({**row, "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
                      "tokens/s": _r(r.tokens_per_s, 2),
-                     "speed-up": "1.00 (reference)" if is_ref else _fmt(speedup),
+                     "speed-up": t("cmp.reference", lang) if is_ref else _fmt(speedup),
                      "target forwards": r.target_forwards,
                      "log p (output)": _fmt(r.logprob, 1) if r.logprob is not None else "–",
                      "τ": _fmt(r.tau),
@@ -67,5 +70,5 @@ def compare_rows(comparison, states: dict | None = None) -> list[dict]:
                      "distinct-2": _r(r.distinct_2, 2),
                      "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
                      "same text as reference": "–" if ref is None or is_ref else
-                     ("yes" if r.tokens == ref.tokens else "no")})
+                     t("cmp.shown.yes" if r.tokens == ref.tokens else "cmp.no", lang)})
     return rows

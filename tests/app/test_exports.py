@@ -45,6 +45,6 @@ def test_without_a_chromium_the_figure_menu_says_what_is_missing(monkeypatch):
 def test_each_step_through_page_points_to_its_notebook():
     from ui.notebooks import NOTEBOOKS
 
-    for page, title in (("pages/sampling.py", "Sampling"), ("pages/beam.py", "Beam search")):
-        at = open_app(page)
-        assert any(NOTEBOOKS[title] in c.value for c in at.caption), page
+    for page in ("sampling", "beam"):
+        at = open_app(f"pages/{page}.py")
+        assert any(NOTEBOOKS[page] in c.value for c in at.caption), page

@@ -16,16 +16,17 @@ def test_home_lists_pages():
 
 def test_home_lecture_path_opens_an_experiment():
     """Every lecture step names its page and what to look at; "Try it" sets that page's controls and opens it."""
-    from ui.texts import LECTURE, LOOK_FIRST
+    from ui.texts import lecture, look_first
 
     at = open_app()
-    assert [h.value for h in at.subheader][:len(LECTURE)] == [f"{n} · {s['title']}" for n, s in
-                                                               enumerate(LECTURE, 1)]
-    step = next(s for s in LECTURE if s["page"] == "sampling")
+    path = lecture()
+    assert [h.value for h in at.subheader][:len(path)] == [f"{n} · {s['title']}" for n, s in enumerate(path, 1)]
+    assert path[0]["title"] == "Sampling" and path[0]["look"].startswith("Look first at the bars")
+    step = next(s for s in path if s["page"] == "sampling")
     at.button(key="try_sampling_0").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.slider(key="temperature").value == step["tries"][0][2]["temperature"] == 0.3
-    assert any(LOOK_FIRST["Sampling"] == i.value for i in at.info)
+    assert any(look_first("sampling") == i.value for i in at.info)
 
 
 def test_processor_sliders_change_the_distribution():
@@ -139,9 +140,10 @@ def test_presentation_mode_enlarges_chart_type():
 
 
 def test_glossary_lists_every_entry():
-    from ui.texts import GLOSSARY, gloss
+    from ui.texts import gloss, glossary
 
     at = open_app("pages/glossary.py")
     shown = {h.value for h in at.subheader}
-    assert {term for _, entries in GLOSSARY for _, term, _ in entries} <= shown
+    terms = {term for _, entries in glossary() for _, term, _ in entries}
+    assert len(terms) == 21 and "Mean accepted length τ" in terms and terms <= shown
     assert gloss("tau") == " [Glossary →](/glossary#tau)"

@@ -124,6 +124,14 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     ref = greedy_decoder(embedded, 12).start(ids).run().tokens
     for tree in ("static", "dynamic"):
         assert EagleDecoder(embedded, head, tree, 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref
+    # a warm start on sequences the head has not seen keeps its draft vocabulary (taken from the asset)
+    out2 = tmp_path / "eagle3-more"
+    script("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out2), "--work", str(tmp_path / "work2"),
+           "--vocab", "512", "--ttt", "2", "--batch-tokens", "256", "--init-from", str(out), "--skip-train", "1",
+           "--max-steps", "1")
+    again = load_eagle3(embedded, out2)
+    assert again.d2t.tolist() == head.d2t.tolist()
+    assert json.loads((tmp_path / "work2" / "vocab.json").read_text())["from"].endswith("(warm start)")
     # the speculative draft retrained on the same draft vocabulary and soft labels, warm-started from the shipped one
     dout = tmp_path / "draft"
     script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(dout), "--work", str(tmp_path / "dwork"),

@@ -17,6 +17,7 @@ from decoding_core.settings import BeamSettings, Sample, SamplingSettings
 from decoding_core.speculative import SpeculativeDecoder
 from decoding_core.strategies import build_decoder
 from tests.conftest import ROOT, make_tiny_lm
+from ui.i18n import t
 from viz import beam, eagle, speculative
 from viz.export import ExportError, dot_svg, figure_bytes, figure_problem, rows_csv, svg_problem
 from viz.sampling import distribution_figure, step_rows
@@ -53,6 +54,19 @@ def test_figure_as_svg_parses_and_shows_its_labels(figure):
     shown = texts(svg)
     assert "After “…capital of France”" in shown and "Paris" in shown and "probability" in shown
     assert 'width="1280"' in svg[:400].decode()
+
+
+def test_a_chinese_figure_falls_back_to_the_cjk_font(monkeypatch):
+    """The Chinese pages' figures: their text is in the SVG with a font stack that ends in Noto Sans CJK SC (so
+    Chromium draws it with the CJK font rather than tofu boxes), and the page's own figure is left as it was."""
+    from ui import i18n
+
+    monkeypatch.setattr(i18n, "lang", lambda: "zh")
+    fig = distribution_figure(["巴黎", " Lyon"], [0.6, 0.4], [0.6, 0.4], title="“…法国的首都”之后")
+    svg = figure_bytes(fig, "svg").decode()
+    assert "“…法国的首都”之后" in texts(svg.encode()) and "概率" in texts(svg.encode()) and "巴黎" in svg
+    assert "Noto Sans CJK SC" in svg
+    assert fig.layout.font.family is None
 
 
 def test_figure_export_without_a_browser_says_what_is_missing(figure, monkeypatch):
@@ -144,8 +158,8 @@ def test_speculative_steps_end_with_the_target_token(lm):
     back = round_trip(speculative.step_rows(dec.history, "sample"))
     assert len(back) == sum(len(s.drafts) + 1 for s in dec.history)
     last = [r for r in back if r["step"] == "1"][-1]
-    assert last["target token"] == dec.history[0].next_text and last["result"] == speculative.SOURCE[
-        dec.history[0].next_source]
+    assert last["target token"] == dec.history[0].next_text  # the CSV keeps the English values in any language
+    assert last["result"] == t(speculative.SOURCE[dec.history[0].next_source], "en") in ("correction", "bonus token")
 
 
 def test_eagle_steps_list_every_drafted_node(lm):

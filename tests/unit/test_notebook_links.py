@@ -1,4 +1,4 @@
-"""ui/notebooks.py: every page with a notebook points at a committed notebook, by the page's own title."""
+"""ui/notebooks.py: every page with a notebook points at a committed notebook, by the page's own id."""
 import re
 
 import pytest
@@ -13,23 +13,32 @@ def test_every_notebook_is_linked_and_exists():
         assert (ROOT / path).is_file(), path
 
 
-def test_keys_are_the_pages_titles():
-    titles = set()
+def test_keys_are_the_pages_ids():
+    ids = set()
     for page in (ROOT / "pages").glob("*.py"):
-        titles |= set(re.findall(r'open_page\("([^"]+)"', page.read_text()))
-    assert set(NOTEBOOKS) <= titles, set(NOTEBOOKS) - titles
+        found = re.findall(r'open_page\("([^"]+)"', page.read_text())
+        assert found in ([], [page.stem]), (page.name, found)  # open_page names the page's own file
+        ids |= set(found)
+    assert set(NOTEBOOKS) <= ids, set(NOTEBOOKS) - ids
 
 
-@pytest.mark.parametrize("page, path", [("Sampling", "notebooks/01-sampling-and-gumbel-max.ipynb"),
-                                        ("Beam search", "notebooks/02-beam-search-with-pruning.ipynb"),
-                                        ("Speculative decoding", "notebooks/03-speculative-decoding.ipynb"),
-                                        ("EAGLE", "notebooks/04-eagle-trees.ipynb")])
+@pytest.mark.parametrize("page, path", [("sampling", "notebooks/01-sampling-and-gumbel-max.ipynb"),
+                                        ("beam", "notebooks/02-beam-search-with-pruning.ipynb"),
+                                        ("speculative", "notebooks/03-speculative-decoding.ipynb"),
+                                        ("eagle", "notebooks/04-eagle-trees.ipynb")])
 def test_note_names_the_notebook_on_one_line(page, path):
     note = notebook_note(page)
     assert note == f"Notebook: `{path}` (the same steps in Jupyter)"
     assert "\n" not in note
 
 
-@pytest.mark.parametrize("page", ["Compare strategies", "Cost of sampling", "Home", "", "sampling"])
+def test_note_follows_the_language(monkeypatch):
+    from ui import i18n
+
+    monkeypatch.setattr(i18n, "lang", lambda: "zh")
+    assert notebook_note("beam") == "笔记本：`notebooks/02-beam-search-with-pruning.ipynb`（在 Jupyter 中走同样的步骤）"
+
+
+@pytest.mark.parametrize("page", ["compare", "sampling_cost", "home", "", "Sampling"])
 def test_pages_without_a_notebook_get_none(page):
     assert notebook_note(page) is None

@@ -1,0 +1,78 @@
+"""The app's two languages: ``t(id, **fmt)`` gives a catalogue text in the session's language, ``lang()`` says
+which one it is.
+
+The catalogues (ui/locales/en.py, ui/locales/zh.py) map stable ids to text; pages, controls and figures ask for
+text by id, never write it. Format placeholders (``{n:,}``, ``{tau:.2f}``) are the same in both catalogues, so
+numbers are formatted identically in either language. Model output (generated tokens) is never translated.
+
+The language comes from the link (``lang=en|zh``, validated like every link value), else the sidebar's choice
+kept in the session, else the browser's language (``st.context.locale``), else English. Outside a Streamlit run
+(the CLI, notebooks, unit tests of viz/) it is English.
+"""
+from __future__ import annotations
+
+import sys
+
+from ui.locales import en, zh
+
+LANGS = ("en", "zh")
+LANG_NAMES = {"en": "English", "zh": "简体中文"}
+CATALOGUES = {"en": en.TEXT, "zh": zh.TEXT}
+DEFAULT = "en"
+KEY = "lang"  # session-state and link key
+
+
+def lang() -> str:
+    """The session's language ("en" outside a Streamlit script run)."""
+    st = sys.modules.get("streamlit")
+    if st is None:
+        return DEFAULT
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return DEFAULT
+    value = st.session_state.get(KEY, DEFAULT)
+    return value if value in CATALOGUES else DEFAULT
+
+
+def t(id_: str, lang_: str | None = None, **fmt) -> str:
+    """The text of ``id_`` in the session's language (or ``lang_``), formatted with ``fmt`` when given.
+    An id missing from the English catalogue is a bug (KeyError); the Chinese one falls back to English
+    (tests/unit/test_i18n.py keeps both complete)."""
+    text = CATALOGUES[lang_ or lang()].get(id_)
+    if text is None:
+        text = CATALOGUES[DEFAULT][id_]
+    return text.format(**fmt) if fmt else text
+
+
+def has(id_: str) -> bool:
+    return id_ in CATALOGUES[DEFAULT]
+
+
+def browser_lang() -> str:
+    """The browser's language where Streamlit exposes it (``st.context.locale``, e.g. "zh-CN"), else English."""
+    import streamlit as st
+
+    try:
+        locale = (getattr(st.context, "locale", None) or "").lower()
+    except Exception:  # no browser context (AppTest, bare mode)
+        locale = ""
+    return "zh" if locale.startswith("zh") else DEFAULT
+
+
+def seed() -> str:
+    """Set the session's language once: the link's ``lang`` if valid (else the usual warning), else the
+    browser's. The sidebar's switch (key ``lang``) changes it afterwards."""
+    import streamlit as st
+
+    from ui import params
+
+    ss = st.session_state
+    if KEY not in ss:
+        ss[KEY], raw = browser_lang(), st.query_params.get(KEY)  # a refused link value is explained in this one
+        if raw is not None:
+            try:
+                ss[KEY] = params.parse(raw, str, choices=LANGS)
+            except ValueError as exc:
+                params.warn(t("warn.link_value", key=KEY, raw=params.echo(raw), why=exc, default=repr(ss[KEY])))
+    return ss[KEY]
