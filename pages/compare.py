@@ -192,9 +192,11 @@ def _study(lab, prompt_ids, run, seeds, columns: list[tuple[int, object]]):
     """A study for ``measure``: run the columns and keep each one's row under its column (before a Stop's rerun:
     the columns finished so far stay)."""
     def study(progress, should_stop):
+        # session state is read before the run: a read is one of Streamlit's checkpoints, where a Stop click
+        # would be raised (after the study, that would lose what it measured); the dict is then plain Python
+        kept = st.session_state.setdefault("_cmp_results", {})
         cmp = compare(lab.lm, prompt_ids, [s for _, s in columns], run, None, loaders.CACHED, progress=progress,
                       should_stop=should_stop, seeds=seeds)
-        kept = st.session_state.setdefault("_cmp_results", {})
         for (i, strategy), r in zip(columns, cmp.runs):
             kept[i] = ((lab.key, run, seeds, strategy_spec(strategy)), r)
         return cmp
