@@ -3,6 +3,7 @@ Chinese, a screenshot is saved (test-output/screenshots/zh-<page>.png), and no c
 each CJK character on the page is drawn on a canvas in the page's own font stack and compared with the glyph
 of a code point no font has (what a missing glyph looks like)."""
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import no_exception, screenshot, wait_idle
 from ui.app import PAGES
@@ -43,8 +44,8 @@ def test_every_page_in_chinese_has_no_tofu(server, small_page, name):
     title = t("app.title", "zh") if name == "home" else t(f"page.{name}.title", "zh")
     page.locator("h1").filter(has_text=title).first.wait_for()
     sidebar = page.locator("[data-testid='stSidebar']")
-    assert sidebar.get_by_text("提示词", exact=True).count() >= 1
-    assert sidebar.get_by_text(t("page.glossary.title", "zh"), exact=True).count() == 1  # the navigation too
+    sidebar.get_by_text("提示词", exact=True).first.wait_for()  # under load the sidebar can mount after the title
+    expect(sidebar.get_by_text(t("page.glossary.title", "zh"), exact=True)).to_have_count(1)  # the navigation too
     no_exception(page)
     screenshot(page, f"zh-{name}")
     found = page.evaluate(TOFU)
