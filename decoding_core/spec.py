@@ -36,6 +36,21 @@ def _fields(kind: type) -> dict[str, tuple[str | None, dataclasses.Field, type]]
             for outer, g, owner in flat}
 
 
+def field_value(strategy, path: str):
+    """One field of a strategy by its path: ``"n_draft"`` or a nested ``"sampling.temperature"``."""
+    outer, _, name = path.rpartition(".")
+    return getattr(getattr(strategy, outer) if outer else strategy, name)
+
+
+def with_field(strategy, path: str, value):
+    """A copy of ``strategy`` with one field (path as in ``field_value``) changed; the settings classes check the
+    value (ValueError)."""
+    outer, _, name = path.rpartition(".")
+    if outer:
+        return dataclasses.replace(strategy, **{outer: dataclasses.replace(getattr(strategy, outer), **{name: value})})
+    return dataclasses.replace(strategy, **{name: value})
+
+
 def _text(value) -> str:
     if value is None:
         return "none"
@@ -50,8 +65,8 @@ def strategy_spec(strategy: Strategy) -> str:
     default = kind()
     parts = []
     for name, (outer, f, _) in _fields(kind).items():
-        value = getattr(getattr(strategy, outer), f.name) if outer else getattr(strategy, f.name)
-        base = getattr(getattr(default, outer), f.name) if outer else getattr(default, f.name)
+        path = f"{outer}.{f.name}" if outer else f.name
+        value, base = field_value(strategy, path), field_value(default, path)
         if value != base or type(value) is not type(base):
             parts.append(f"{name}={_text(value)}")
     return strategy.name + (":" + ",".join(parts) if parts else "")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from decoding_core.settings import DRAFT_KINDS, HEADS, RULES, SAMPLERS, TREES
-from decoding_core.spec import KINDS, parse_strategy, strategy_spec
+from decoding_core.spec import KINDS, field_value, parse_strategy, strategy_spec, with_field
 from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
 from ui import loaders, params
@@ -74,25 +74,12 @@ FIELDS = {
 SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
 
 
-def _get(strategy, path: str):
-    outer, _, name = path.rpartition(".")
-    return getattr(getattr(strategy, outer) if outer else strategy, name)
-
-
-def _set(strategy, path: str, value):
-    """A copy of ``strategy`` with one field changed (the settings classes check the value: ValueError)."""
-    outer, _, name = path.rpartition(".")
-    if outer:
-        return replace(strategy, **{outer: replace(getattr(strategy, outer), **{name: value})})
-    return replace(strategy, **{name: value})
-
-
 def _key(i: int, kind: str, f: Field) -> str:
     return f"cmp{i}_{kind}_{f.path}"
 
 
 def _widget_value(strategy, f: Field):
-    value = _get(strategy, f.path)
+    value = field_value(strategy, f.path)
     return f.off if value is None and f.off != "no off value" else value
 
 
@@ -157,7 +144,7 @@ def column_editor(i: int, where) -> tuple[object | None, str | None]:
                   help=t("cmp.pin.help"))
         try:
             for f in FIELDS[kind]:
-                strategy = _set(strategy, f.path, None if values[f.path] == f.off else values[f.path])
+                strategy = with_field(strategy, f.path, None if values[f.path] == f.off else values[f.path])
         except ValueError as exc:
             st.error(t("cmp.column_error", i=i, why=exc))
             return None, str(exc)
