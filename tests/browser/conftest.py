@@ -94,6 +94,13 @@ def wait_idle(page, timeout=180_000):
     page.wait_for_timeout(300)
 
 
+def at_least(locator, n: int, timeout=60_000):
+    """Wait until ``locator`` matches at least ``n`` elements (charts and graphs mount after the script is idle:
+    plotly's code is loaded lazily, so counting right away races the browser under load)."""
+    locator.nth(n - 1).wait_for(state="attached", timeout=timeout)
+    return locator.count()
+
+
 def no_exception(page):
     assert page.locator("[data-testid='stException']").count() == 0, page.locator(
         "[data-testid='stException']").first.inner_text()

@@ -1,7 +1,8 @@
 """The Beam Search page in Chromium: step, run, find the search tree and the frontier."""
 import pytest
+from playwright.sync_api import expect
 
-from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.browser.conftest import at_least, no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -13,7 +14,7 @@ def test_beam_page_steps_and_draws_the_tree(server, page):
     wait_idle(page)
     page.get_by_text("Step 1", exact=True).wait_for()
     page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
-    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() > 3
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 4) > 3
     page.get_by_role("button", name="Run to end").click()
     wait_idle(page)
     page.get_by_text("n-best list").wait_for()
@@ -55,10 +56,10 @@ def test_a_long_search_stays_readable_and_pins_for_a_b(server, page):
     assert heights and min(heights) >= 11, heights   # the 14 pt labels, as scaled to the page
     page.get_by_text("whole search").click()
     wait_idle(page)
-    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() > 16
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 17) > 16
     page.get_by_role("button", name="Pin this run as A").click()
     wait_idle(page)
     page.get_by_text("A (pinned)").first.wait_for()
-    assert page.locator("[data-testid='stGraphVizChart']").count() == 3
+    expect(page.locator("[data-testid='stGraphVizChart']")).to_have_count(3, timeout=60_000)
     no_exception(page)
     screenshot(page, "beam-pinned")

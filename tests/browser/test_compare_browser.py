@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import download_figure_svg, no_exception, screenshot, wait_idle
 from tests.conftest import ROOT
@@ -22,7 +23,7 @@ def test_three_columns_with_their_own_settings_run_and_download(server, page, tm
     wait_idle(page, timeout=300_000)
     table = page.locator("[data-testid='stDataFrame']").first
     table.wait_for()
-    assert page.locator("[data-testid='token-strip']").count() == 3  # each column's output, coloured
+    expect(page.locator("[data-testid='token-strip']")).to_have_count(3, timeout=60_000)  # each column's output, coloured
     screenshot(page, "compare-three-columns")
 
     with page.expect_download(timeout=60_000) as info:

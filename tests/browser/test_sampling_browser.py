@@ -2,7 +2,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.browser.conftest import at_least, no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -11,7 +11,7 @@ def test_home_page(server, page):
     page.goto(server)
     wait_idle(page)
     page.get_by_text("Decoding Lab").first.wait_for()
-    assert page.locator("[data-testid='stSidebar']").get_by_text("Model", exact=True).count() >= 1
+    assert at_least(page.locator("[data-testid='stSidebar']").get_by_text("Model", exact=True), 1) >= 1
     no_exception(page)
     screenshot(page, "home")
 
@@ -20,7 +20,7 @@ def test_sampling_page_draw_and_step(server, page):
     page.goto(server + "/sampling")
     wait_idle(page)
     page.get_by_text("1 · The next-token distribution").wait_for()
-    assert page.locator(".js-plotly-plot").count() >= 2
+    assert at_least(page.locator(".js-plotly-plot"), 2) >= 2
     page.get_by_role("button", name="Draw samples").click()
     wait_idle(page)
     table = page.locator("[data-testid='stDataFrame']")
@@ -28,10 +28,10 @@ def test_sampling_page_draw_and_step(server, page):
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
     page.get_by_text("Step 1", exact=False).first.wait_for()
-    assert page.locator("[data-testid='token-strip'] span").count() == 1
+    expect(page.locator("[data-testid='token-strip'] span")).to_have_count(1, timeout=60_000)
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
-    assert page.locator("[data-testid='token-strip'] span").count() == 2
+    expect(page.locator("[data-testid='token-strip'] span")).to_have_count(2, timeout=60_000)
     no_exception(page)
     screenshot(page, "sampling")
 
@@ -54,7 +54,7 @@ def test_static_backend_from_a_link_steps_in_the_browser(server, page):
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
     page.get_by_text("(static target forward)", exact=False).first.wait_for()
-    assert page.locator("[data-testid='token-strip'] span").count() == 1
+    expect(page.locator("[data-testid='token-strip'] span")).to_have_count(1, timeout=60_000)
     no_exception(page)
     screenshot(page, "sampling-static-backend")
 

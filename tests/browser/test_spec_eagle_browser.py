@@ -1,7 +1,7 @@
 """Speculative decoding, EAGLE and Compare pages in Chromium on the embedded model."""
 import pytest
 
-from tests.browser.conftest import no_exception, screenshot, wait_idle
+from tests.browser.conftest import at_least, no_exception, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -13,8 +13,8 @@ def test_speculative_page_shows_accepted_and_rejected(server, page):
     wait_idle(page)
     text = page.locator("[data-testid='spec-text']")
     text.wait_for()
-    assert text.locator(".tok-accepted").count() > 0
-    assert text.locator(".tok-rejected").count() > 0
+    assert at_least(text.locator(".tok-accepted"), 1) > 0
+    assert at_least(text.locator(".tok-rejected"), 1) > 0
     page.get_by_text("Speed-up (measured)").wait_for()
     no_exception(page)
     screenshot(page, "speculative")
@@ -38,7 +38,7 @@ def test_eagle_page_shows_tree_and_mask(server, page):
         page.get_by_role("button", name="Step", exact=True).click()
         wait_idle(page)
     page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
-    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 2) >= 2
     page.get_by_text("Tree attention mask (what EAGLE uses)").wait_for()
     no_exception(page)
     screenshot(page, "eagle")
@@ -68,7 +68,7 @@ def test_eagle_heads_and_device_sizing(server, page):
     for _ in range(2):
         page.get_by_role("button", name="Step", exact=True).click()
         wait_idle(page)
-    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 2) >= 2
     no_exception(page)
     screenshot(page, "eagle3")
     page.goto(server + "/eagle?eagle_head=eagle1&eagle_max_new=24&tree_auto=false&total_tokens=24")
@@ -77,7 +77,7 @@ def test_eagle_heads_and_device_sizing(server, page):
     wait_idle(page)
     page.get_by_role("button", name="Step", exact=True).click()
     wait_idle(page)
-    assert page.locator("[data-testid='stGraphVizChart'] svg g.node").count() >= 2
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 2) >= 2
     no_exception(page)
     screenshot(page, "eagle1")
 
@@ -95,7 +95,7 @@ def test_a_stopped_study_keeps_its_partial_result(server, page):
     wait_idle(page, timeout=120_000)
     page.get_by_text("Stopped early").wait_for()
     page.locator("[data-testid='stDataFrame']").wait_for()
-    assert page.get_by_text("stopped after").count() > 0
+    assert at_least(page.get_by_text("stopped after"), 1) > 0
     no_exception(page)
     screenshot(page, "compare-stopped")
 
