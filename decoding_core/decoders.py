@@ -13,6 +13,7 @@ import torch
 from transformers import DynamicCache
 
 from .fastpath import TargetPass, crop_to  # noqa: F401 - crop_to is part of this module's API
+from .messages import Msg
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .samplers import make_sampler
@@ -66,7 +67,7 @@ class Decoder:
     # -- contract -------------------------------------------------------------------------------
     def start(self, prompt_ids: list[int]) -> "Decoder":
         if not prompt_ids:
-            raise ValueError("The prompt is empty: type some text to decode from.")
+            raise ValueError(Msg.of("core.err.empty_prompt"))
         limit = getattr(self.lm.model.config, "max_position_embeddings", None)
         if limit and len(prompt_ids) + self.max_new_tokens > limit:
             raise ValueError(f"prompt ({len(prompt_ids)} tokens) + max new tokens ({self.max_new_tokens}) "

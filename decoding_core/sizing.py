@@ -28,6 +28,7 @@ from transformers import DynamicCache
 from .draft import draft_manifest
 from .fastpath import crop_to
 from .heads import head_manifest, tau_table
+from .messages import Msg
 from .models import LoadedModel
 from .trees import additive_mask
 from .settings import REFERENCE_N, REFERENCE_TREE
@@ -175,8 +176,8 @@ def tree_subset(scores: list[float], depths: list[int], total_tokens: int, depth
 def chosen_by(choice: dict | None) -> str:
     """How a decoder's sizes were set, for its metrics: given, measured here, or why the reference size."""
     if choice is None:
-        return "given"
-    return "auto (measured on this device)" if choice["reason"] == "measured" else choice["reason"]
+        return Msg.of("core.size.given")
+    return Msg.of("core.size.auto") if choice["reason"] == "measured" else choice["reason"]
 
 
 def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float) -> tuple[int, dict]:
@@ -290,7 +291,7 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> d
     pass of N + 1 tokens. Other drafts have no table: the reference N."""
     rows = draft_manifest().get("tau_by_size", {}).get("rows", []) if source == "embedded" and draft is not None else []
     if not rows:
-        return {"n_draft": REFERENCE_N, "reason": f"no tau table for this draft: the reference N = {REFERENCE_N}"}
+        return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}
     table = {int(n): float(tau) for n, tau in rows}
     verify = forward_costs(target)
     step_s = draft_step_cost(target, draft)
@@ -306,11 +307,11 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
     manifest = head_manifest(kind)
     table = tau_table(manifest)
     if not table:
-        return {**_reference_tree(), "reason": "no tau table in the head's manifest: the reference size"}
+        return {**_reference_tree(), "reason": Msg.of("core.size.no_tree_table")}
     measured_k = manifest.get("tau_by_size", {}).get("top_k")
     if measured_k is not None and measured_k != top_k:
         return {**_reference_tree(),
-                "reason": f"the head's tau table was measured with top-k {measured_k}, not {top_k}: the reference size"}
+                "reason": Msg.of("core.size.other_top_k", measured=measured_k, top_k=top_k)}
     verify = forward_costs(target)
     level = head_level_cost(target, head, top_k)
     (total, depth), rates = choose_tree(table, verify, level)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .messages import Msg
 from .models import LoadedModel, ModelLoadError
 from .settings import (REFERENCE_N, REFERENCE_TREE, Beam, Eagle, Greedy, RunSettings, Sample, Speculative,
                        StochasticBeam, Strategy)
@@ -125,32 +126,35 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
 
 
 def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
-    """A short human label for a strategy and its main settings (tables, legends)."""
+    """A short human label for a strategy and its main settings (tables, legends): a ``Msg``, so the app can
+    say it in the reader's language; numbers, symbols and model ids stay as they are."""
     from .heads import HEAD_LABELS
 
     if isinstance(strategy, Greedy):
-        return "greedy"
+        return Msg.of("core.desc.greedy")
     if isinstance(strategy, Sample):
         s = strategy.sampling
         parts = [f"T {s.temperature:g}"] + ([f"top-k {s.top_k}"] if s.top_k else []) + \
             ([f"top-p {s.top_p:g}"] if s.top_p is not None and s.top_p < 1 else []) + \
             ([f"min-p {s.min_p:g}"] if s.min_p else [])
-        return f"sampling ({', '.join(parts)}, {strategy.sampler})"
+        return Msg.of("core.desc.sample", parts=", ".join(parts), sampler=strategy.sampler)
     if isinstance(strategy, Beam):
         b = strategy.beam
-        extra = (", pruning" if b.pruning else "") + (f", sampled prefix {b.sample_prefix}" if b.sample_prefix else "")
-        return f"beam search (k {b.num_beams}{extra})"
+        return Msg.of("core.desc.beam", k=b.num_beams, pruning=Msg.of("core.desc.pruning") if b.pruning else "",
+                      prefix=Msg.of("core.desc.prefix", n=b.sample_prefix) if b.sample_prefix else "")
     if isinstance(strategy, StochasticBeam):
-        return f"stochastic beam search (k {strategy.num_beams}, T {strategy.temperature:g})"
+        return Msg.of("core.desc.stochastic_beam", k=strategy.num_beams, T=strategy.temperature)
     if isinstance(strategy, Speculative):
         n = sizes.n_draft if sizes and sizes.n_draft else strategy.n_draft
-        src = {"embedded": "shipped draft", "prompt-lookup": "prompt lookup"}.get(strategy.draft, strategy.draft)
-        return f"speculative ({src}, N {n}, {strategy.rule})"
+        src = {"embedded": Msg.of("core.desc.shipped_draft"),
+               "prompt-lookup": Msg.of("core.desc.prompt_lookup")}.get(strategy.draft, strategy.draft)
+        return Msg.of("core.desc.speculative", src=src, n=n, rule=Msg.of(f"core.rule.{strategy.rule}"))
     if isinstance(strategy, Eagle):
         total = sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens
         depth = sizes.depth if sizes and sizes.depth else strategy.depth
         head = HEAD_LABELS.get(head_kind(strategy), strategy.head)
-        return f"EAGLE ({head}, {strategy.tree} tree, {total} tokens, depth {depth})"
+        return Msg.of("core.desc.eagle", head=head, tree=Msg.of(f"core.tree.{strategy.tree}"), total=total,
+                      depth=depth)
     return str(strategy)
 
 

@@ -8,7 +8,7 @@ from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, pruning_sweep
 from ui.controls import Controls, Param, choice_ids, stepper
-from ui.i18n import t
+from ui.i18n import err_text, say, t
 from ui.lab import chart, open_page, table
 from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
@@ -90,7 +90,7 @@ def render() -> None:
         build_decoder(lab.lm, stepped, run)  # a bad combination is reported here, not mid-run
     except ValueError as exc:
         P.sync()
-        st.error(t("beam.bad", why=exc))
+        st.error(t("beam.bad", why=err_text(exc)))
         st.stop()
     if P["stochastic"]:
         st.markdown(t("beam.sbs"))
@@ -205,7 +205,7 @@ def search(lab, strategy, run, prompt_ids):
 def beam_label(strategy) -> str:
     """The strategy in words with the pruning thresholds that are on (for the A / B labels)."""
     if isinstance(strategy, StochasticBeam):
-        return describe(strategy)
+        return say(describe(strategy))
     b = strategy.beam
     rules = ", ".join(f"{name} {getattr(b, name):g}" for name in ("rp", "ap", "rpl", "mc") if getattr(b, name) is not None)
     label = t("beam.label", k=b.num_beams)

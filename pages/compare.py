@@ -15,7 +15,7 @@ from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
 from ui import loaders, params
 from ui.controls import Controls, Param
-from ui.i18n import lang, t
+from ui.i18n import err_text, lang, say, t
 from ui.export import download_comparison, download_rows
 from ui.lab import chart, open_page, table
 from ui.progress import measure, stopped_note
@@ -117,7 +117,7 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
     if f.choices is not None:
         choices = list(f.choices) + ([value] if value not in f.choices else [])  # e.g. a draft model id from a link
         return where.selectbox(t(f.label), choices, key=key, disabled=disabled,
-                               format_func=lambda v: t(SHOWN[v]) if v in SHOWN else str(v))
+                               format_func=lambda v, here=lang(): t(SHOWN[v], here) if v in SHOWN else str(v))
     number = float if isinstance(f.step, float) else int
     lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # a link's value outside the range widens it
     return where.slider(t(f.label), number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
@@ -131,7 +131,7 @@ def column_editor(i: int, where) -> tuple[object | None, str | None]:
     pinned = i in ss["_cmp_pins"]
     with where:
         kind = st.selectbox(t("cmp.column", i=i), list(KINDS), key=f"cmp{i}_kind",
-                            format_func=lambda k: t(KIND_LABELS[k]), disabled=pinned)
+                            format_func=lambda k, here=lang(): t(KIND_LABELS[k], here), disabled=pinned)
         base = ss[f"_cmp{i}_base"]
         strategy = base if base.name == kind else KINDS[kind]()
         values = {}
@@ -146,11 +146,11 @@ def column_editor(i: int, where) -> tuple[object | None, str | None]:
             for f in FIELDS[kind]:
                 strategy = with_field(strategy, f.path, None if values[f.path] == f.off else values[f.path])
         except ValueError as exc:
-            st.error(t("cmp.column_error", i=i, why=exc))
+            st.error(t("cmp.column_error", i=i, why=err_text(exc)))
             return None, str(exc)
     ss[f"_cmp{i}_base"] = strategy
     ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
-    where.caption(describe(strategy))
+    where.caption(say(describe(strategy)))
     return strategy, None
 
 
@@ -229,7 +229,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     if not shown:
         st.info(t("cmp.press_run"))
         return
-    runs = [replace(r, label=f"{i} · {r.label}") for i, (_, r) in shown]
+    runs = [replace(r, label=f"{i} · {say(r.label)}", error=say(r.error) if r.error else r.error) for i, (_, r) in shown]
     states = {f"{i} · {r.label}": _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
     cmp = Comparison(tuple(runs), runs[0].label)
     last = st.session_state.get("_result_compare")

@@ -1,4 +1,7 @@
 """EAGLE: a feature-level draft head, token trees, the tree attention mask, the accepted path."""
+import html
+import re
+
 import streamlit as st
 
 from decoding_core.decoders import metrics_so_far
@@ -9,7 +12,7 @@ from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, choice_ids, sampling_table, show_sampling, stepper
-from ui.i18n import lang, t
+from ui.i18n import err_text, lang, say, t
 from ui.lab import chart, open_page, table
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
@@ -73,7 +76,7 @@ def render() -> None:
         build_decoder(lm, strategy, run, loaders.CACHED, sizes)  # validate now, not mid-run
     except (ModelLoadError, ValueError) as exc:
         P.sync()
-        st.error(str(exc))
+        st.error(err_text(exc))
         st.caption(t("eagle.others_work"))
         st.stop()
     choice = sizes.choice
@@ -81,7 +84,7 @@ def render() -> None:
         st.caption(t("eagle.sized", total=sizes.total_tokens, depth=sizes.depth, tau=choice["tau"],
                      tps=choice["tokens_per_s"]))
     elif choice:
-        st.caption(t("eagle.size_reason", total=sizes.total_tokens, depth=sizes.depth, reason=choice["reason"]))
+        st.caption(t("eagle.size_reason", total=sizes.total_tokens, depth=sizes.depth, reason=say(choice["reason"])))
     step_through(lab, strategy, run, sizes, prompt_ids)
 
     st.header(t("eagle.h.speed"))
@@ -125,7 +128,9 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
         st.info(t("eagle.press_step"))
         return
     shown = dec.history[: cursor + 1]
-    st.markdown(t("eagle.text_so_far") + " " + "".join(lm.decode(s.emitted) for s in shown))
+    so_far = html.escape("".join(lm.decode(s.emitted) for s in shown))  # model output: shown as it is, never as markdown
+    st.markdown(f'{t("eagle.text_so_far")} <span data-testid="output-text" style="white-space:pre-wrap">{so_far}</span>',
+                unsafe_allow_html=True)
     step = shown[-1]
     if step.kind == "prefill":
         st.markdown(t("eagle.prefill", n=len(prompt_ids), token=step.next_text))
@@ -155,7 +160,7 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     c.metric(t("eagle.m.accepted"), f"{m['accepted']} / {m['drafted']}")
     download_run("eagle", lab, strategy, run, dec, step_rows(shown),
                  t("eagle.steps.help"))
-    pin_panel("eagle", Snapshot(t("pin.label", what=describe(strategy, sizes), n=step.index + 1), "dot", dot, (
+    pin_panel("eagle", Snapshot(t("pin.label", what=say(describe(strategy, sizes)), n=step.index + 1), "dot", dot, (
         (t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}"),
         (t("eagle.m.accepted"), f"{m['accepted']} / {m['drafted']}"),
         (t("eagle.m.per_forward"), f"{m['new_tokens'] / m['target_forwards']:.2f}"))))
@@ -169,7 +174,7 @@ def node_from_link(n_nodes: int) -> int:
     try:
         node = params.parse(raw, int, 0, 96)
     except ValueError as exc:
-        params.warn(t("warn.link_node", raw=params.echo(raw), why=exc))
+        params.warn(t("warn.link_node", raw=params.echo(raw), why=err_text(exc)))
         st.query_params["eagle_node"] = "0"
         return 0
     return node if node < n_nodes else 0
@@ -196,7 +201,7 @@ def explain(kind: str) -> None:
         v = info["vocabulary"]
         lines.append(t("eagle.vocab", size=v["size"], coverage=v["heldout_answer_coverage"]))
     if held:
-        lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=held["setting"]))
+        lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held["setting"])))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))
@@ -207,6 +212,20 @@ def explain(kind: str) -> None:
         chart(st, loss_figure(info), "eagle-loss", width="stretch")
     with st.expander(t("eagle.manifest")):
         st.json(info, expanded=False)
+
+
+SETTING = re.compile(r"dynamic tree top-k (\d+), depth (\d+), total (\d+), greedy, (\d+) held-out instructions, "
+                     r"(\d+) new tokens")
+
+
+def setting_words(text: str) -> str:
+    """The held-out setting scripts/eval_tau.py writes into a manifest, in the session's language (another
+    text as it is)."""
+    m = SETTING.fullmatch(text or "")
+    if not m:
+        return text
+    k, depth, total, prompts, new = (int(x) for x in m.groups())
+    return t("eagle.heldout_setting", k=k, depth=depth, total=total, prompts=prompts, new=new)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from decoding_core.strategies import build_decoder, describe
 from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.i18n import t
+from ui.i18n import say, t
 from ui.texts import gloss
 from ui.lab import chart, open_page, table
 from ui.export import download_run
@@ -108,7 +108,7 @@ def step_through(lab, strategy, run, prompt_ids):
         probs = [r.prob for r in hist]
         download_run("sampling", lab, strategy, run, dec, step_rows(hist),
                      t("sampling.steps.help"))
-        pin_panel("sampling", Snapshot(t("pin.label", what=describe(strategy), n=rec.index + 1), "html",
+        pin_panel("sampling", Snapshot(t("pin.label", what=say(describe(strategy)), n=rec.index + 1), "html",
                                        tokens_html([r.token_text for r in hist], probs), (
             (t("pin.tokens"), str(len(hist))), (t("sampling.pin.mean_p"), f"{sum(probs) / len(probs):.3f}"),
             (t("sampling.pin.distinct"), str(len({r.token_id for r in hist}))))))

@@ -5,7 +5,7 @@ from decoding_core.sampling_cost import COMPLEXITY
 from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
-from ui.i18n import t
+from ui.i18n import say, t
 from ui.export import download_rows
 from ui.lab import chart, open_page, table
 from ui.progress import kept, measure
@@ -44,7 +44,7 @@ def render() -> None:
     st.subheader(t("cost.h2"))
     st.markdown(t("cost.new"))
     chart(st, decoding_figure(rec, k), "cost-decoding", width="stretch")
-    st.markdown(t("cost.say") + "\n\n" + "\n".join(f"- {c}" for c in rec.crossovers))
+    st.markdown(t("cost.say") + "\n\n" + "\n".join(f"- {say(c)}" for c in rec.crossovers))
     st.markdown(t("cost.why"))
     with st.expander(t("cost.exact.title")):
         table(st, exactness_rows(rec))

@@ -9,7 +9,7 @@ from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
-from ui.i18n import t
+from ui.i18n import err_text, say, t
 from ui.lab import chart, open_page, table
 from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
@@ -81,7 +81,7 @@ def render() -> None:
         sizes = resolve_sizes(lm, strategy, draft=draft, loaders=loaders.CACHED)
         build_decoder(lm, strategy, run, loaders.CACHED, sizes)  # validate now, not mid-run
     except (ModelLoadError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(err_text(exc))
         st.caption(t("spec.rest_works"))
         st.stop()
     choice = sizes.choice
@@ -90,7 +90,7 @@ def render() -> None:
             st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"]))
             chart(st, sizing_figure(choice, "chain"), "spec-sizing", width="stretch")
     elif choice:
-        st.caption(t("spec.n_reason", n=sizes.n_draft, reason=choice["reason"]))
+        st.caption(t("spec.n_reason", n=sizes.n_draft, reason=say(choice["reason"])))
     step_through(lab, strategy, run, sizes, prompt_ids, draft is None)
 
     st.header(t("spec.h.sweep"))
@@ -127,7 +127,9 @@ def render() -> None:
     if info:
         with st.expander(t("spec.about_draft")):
             cost = info["architecture"]["cost_ratio_multiply_adds"]
-            st.markdown(f"{info['what']}\n\n" + t("spec.draft_info", cost=cost, agree=info["heldout"]["top1_agreement"],
+            arch = info["architecture"]
+            st.markdown(t("spec.draft_what", layers=arch["layers"], hidden=arch["hidden"], mlp=arch["intermediate"])
+                        + "\n\n" + t("spec.draft_info", cost=cost, agree=info["heldout"]["top1_agreement"],
                                                     command=info["command"]))
             st.json(info, expanded=False)
 
@@ -199,7 +201,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         st.caption(t("spec.engines"))
     download_run("speculative", lab, strategy, run, dec, step_rows(dec.history[: cursor + 1], strategy.rule, has_q),
                  t("spec.steps.help"))
-    pin_panel("speculative", Snapshot(t("pin.label", what=describe(strategy, sizes), n=step.index + 1), "html",
+    pin_panel("speculative", Snapshot(t("pin.label", what=say(describe(strategy, sizes)), n=step.index + 1), "html",
                                       origin_html(dec.history, cursor), (
         (t("spec.m.acceptance"), f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–"),
         (t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}"), (t("spec.m.forwards"), str(m["verify_steps"])),

@@ -21,7 +21,7 @@ import streamlit as st
 
 from decoding_core.settings import SamplingSettings
 from ui import params
-from ui.i18n import t
+from ui.i18n import err_text, lang, t
 from ui.progress import StudyProgress
 from ui.texts import gloss
 
@@ -120,7 +120,8 @@ class Controls:
         kw = dict(key=p.key, help=help_, disabled=disabled)
         label = t(label or p.label)
         kind = p.widget_kind
-        fmt = (lambda v: t(p.labels[v]) if v in p.labels else v) if p.labels else None  # noqa: E731
+        here = lang()  # the choices' texts in this run's language, also when called outside it (AppTest)
+        fmt = (lambda v: t(p.labels[v], here) if v in p.labels else v) if p.labels else None  # noqa: E731
         if kind == "toggle":
             return c.toggle(label, **kw)
         if kind in ("select", "radio"):
@@ -223,7 +224,7 @@ def _make(make):
     try:
         return make()
     except (ValueError, ModelLoadError) as exc:
-        st.error(t("err.cannot_start", why=str(exc)[:400]), icon=":material/block:")
+        st.error(t("err.cannot_start", why=err_text(exc)[:400]), icon=":material/block:")
         st.stop()
 
 
@@ -238,7 +239,7 @@ def _replay_link(name: str, state: dict) -> None:
     try:
         target = params.parse(raw, int, 0, MAX_LINK_STEPS)
     except ValueError as exc:
-        params.warn(t("warn.link_pos", key=f"{name}_pos", raw=params.echo(raw), why=exc))
+        params.warn(t("warn.link_pos", key=f"{name}_pos", raw=params.echo(raw), why=err_text(exc)))
         return
     dec = state["decoder"]
     with st.spinner(t("step.replaying", n=target)):

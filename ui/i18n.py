@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from decoding_core.messages import render
 from ui.locales import en, zh
 
 LANGS = ("en", "zh")
@@ -43,6 +44,17 @@ def t(id_: str, lang_: str | None = None, **fmt) -> str:
     if text is None:
         text = CATALOGUES[DEFAULT][id_]
     return text.format(**fmt) if fmt else text
+
+
+def say(text) -> str:
+    """A text from the core in the session's language: a ``decoding_core.messages.Msg`` by its id (its ``Msg``
+    arguments too), anything else as it is."""
+    return render(text, t)
+
+
+def err_text(exc: BaseException) -> str:
+    """An exception's message in the session's language (the core raises some with a ``Msg``)."""
+    return say(exc.args[0]) if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
 
 
 def has(id_: str) -> bool:

@@ -14,9 +14,10 @@ import streamlit as st
 from decoding_core.fastpath import warm_up
 from decoding_core.models import EMBEDDED, LoadedModel, ModelLoadError, convert_embedded, embedded_cache_dir, load_model
 from decoding_core.settings import BACKENDS, DEVICES, DTYPES, RunSettings
+from decoding_core.messages import Msg
 from ui import i18n, params
 from ui.controls import Controls, Param
-from ui.i18n import t
+from ui.i18n import err_text, t
 from ui.notebooks import notebook_note
 from ui.texts import look_first
 
@@ -141,9 +142,9 @@ def lab() -> Lab:
         lm = get_model(model, device, dtype)
     except ModelLoadError as exc:
         if model == EMBEDDED:  # the default itself is missing: nothing to show
-            st.error(t("err.embedded_failed", why=exc))
+            st.error(t("err.embedded_failed", why=err_text(exc)))
             st.stop()
-        ss["_model_failed"] = t("err.model_failed", model=model, why=exc)
+        ss["_model_failed"] = t("err.model_failed", model=model, why=err_text(exc))
         st.rerun()  # once: the next run resets the box to the embedded model and says why, one time
     if failed:
         sb.error(failed)
@@ -162,7 +163,7 @@ def lab() -> Lab:
             raise ValueError(t("err.prompt_too_long", n=len(ids), context=context))
     except ValueError as exc:
         ids = None
-        err = str(exc)
+        err = err_text(exc)
         sb.warning(err)
     return Lab(lm, prompt, chat, int(st.session_state.seed), ids, err, backend)
 
@@ -186,10 +187,25 @@ def open_page(page: str, controls=None) -> tuple[Lab, list[int]]:
 
 
 def table(where, rows: list[dict], **kw) -> None:
-    """``where.dataframe`` of table rows with the headers in the session's language (``col.<header>`` in the
-    catalogue); the rows themselves, and their CSV downloads, keep the stable English keys."""
-    where.dataframe([{header(k): v for k, v in row.items()} for row in rows], hide_index=True,
+    """``where.dataframe`` of table rows with the headers and the words in the cells in the session's language
+    (``col.<header>``, ``cell.<word>`` in the catalogue; a core ``Msg`` by its id); the rows themselves, and
+    their CSV downloads, keep the stable English keys and words."""
+    where.dataframe([{header(k): cell(k, v) for k, v in row.items()} for row in rows], hide_index=True,
                     **{"width": "stretch", **kw})
+
+
+WORD_COLUMNS = {"status", "regime", "method", "result"}  # cells that are words
+
+
+def cell(key: str, value):
+    """A table cell in the session's language: a core ``Msg`` by its id; in a column of words (a status, a
+    regime, a method: ``WORD_COLUMNS``) a word with a ``cell.<word>`` entry; anything else (numbers, token texts:
+    model output is never translated) as it is."""
+    if isinstance(value, Msg):
+        return i18n.say(value)
+    if key in WORD_COLUMNS and isinstance(value, str) and i18n.has(f"cell.{value}"):
+        return t(f"cell.{value}")
+    return value
 
 
 def header(key: str) -> str:

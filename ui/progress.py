@@ -18,7 +18,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
 
 from ui import results
-from ui.i18n import t
+from ui.i18n import say, t
 
 INTERRUPTS = (RerunException, StopException)
 
@@ -61,7 +61,7 @@ class StudyProgress:
         spent = time.perf_counter() - self.t0
         left = t("progress.left", s=spent * (1 - fraction) / fraction) if 0.02 < fraction < 1 else ""
         try:
-            self.bar.progress(fraction, text=f"{text} · {spent:.0f} s{left}")
+            self.bar.progress(fraction, text=f"{say(text)} · {spent:.0f} s{left}")
         except INTERRUPTS as exc:  # Stop (or any other click): finish early, rerun after the result is kept
             self.stop, self.caught = True, exc
 

@@ -25,7 +25,7 @@ def _curves(fig: go.Figure, points: dict, theory) -> None:
         if not pts:
             continue
         xs, ys = zip(*pts)
-        fig.add_scatter(x=xs, y=ys, mode="lines+markers", name=f"{m} {COMPLEXITY[m]}",
+        fig.add_scatter(x=xs, y=ys, mode="lines+markers", name=f"{t('cell.' + m)} {COMPLEXITY[m]}",
                         line=dict(color=COLORS[m], width=3), marker=dict(size=8))
         scale = ys[-1] / theory(m, xs[-1])
         grid = sorted({*xs, *(x for p in points.values() for x, _ in p)})
@@ -60,7 +60,7 @@ def decoding_figure(rec, k: int) -> go.Figure:
         for b in batches:
             r = next((r for r in rec.rows if r.regime == "new" and r.method == m and r.k == k and r.batch == b), None)
             ys.append(r.seconds / r.n * 1e6 if r and r.seconds else None)
-        fig.add_bar(x=[t("viz.cost.batch", b=b) for b in batches], y=ys, name=m, marker_color=COLORS[m])
+        fig.add_bar(x=[t("viz.cost.batch", b=b) for b in batches], y=ys, name=t(f"cell.{m}"), marker_color=COLORS[m])
     fig.update_layout(barmode="group", height=400, font=dict(size=14), plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.2),
                       title=dict(text=t("viz.cost.decoding", k=k), x=0))

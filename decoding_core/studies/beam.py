@@ -14,6 +14,7 @@ from ..models import LoadedModel
 from ..settings import Beam, RunSettings, Sample, SamplingSettings, StochasticBeam
 from ..strategies import build_decoder
 from . import Progress, StopCheck, never, no_progress
+from ..messages import Msg
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,11 @@ def diversity(lm: LoadedModel, prompt_ids: list[int], strategy: Beam, run: RunSe
     base = replace(strategy.beam.without_pruning(), sample_prefix=0)
     temperature = strategy.sampling.temperature
     methods = [
-        ("plain beam", lambda i: build_decoder(lm, replace(strategy, beam=base), replace(run, seed=0))),
-        (f"sample {prefix_m} then beam", lambda i: build_decoder(
+        (Msg.of("core.div.plain"), lambda i: build_decoder(lm, replace(strategy, beam=base), replace(run, seed=0))),
+        (Msg.of("core.div.sample_then_beam", m=prefix_m), lambda i: build_decoder(
             lm, replace(strategy, beam=replace(base, sample_prefix=min(prefix_m, run.max_new_tokens - 1))),
             replace(run, seed=run.seed + i))),
-        ("sampling", lambda i: build_decoder(lm, Sample(SamplingSettings(temperature=temperature), strategy.sampler),
+        (Msg.of("core.div.sampling"), lambda i: build_decoder(lm, Sample(SamplingSettings(temperature=temperature), strategy.sampler),
                                              replace(run, seed=run.seed + i))),
     ]
     groups, stopped, total = {}, False, 3 + seeds
@@ -121,15 +122,15 @@ def diversity(lm: LoadedModel, prompt_ids: list[int], strategy: Beam, run: RunSe
                 break
             outs.append(make(i).start(prompt_ids).run().tokens)
             done += 1
-            progress(done / total, f"{name}, seed {run.seed + i}")
+            progress(done / total, Msg.of("core.progress.seed", label=name, seed=run.seed + i))
         if stopped:
             break
         groups[name] = outs * seeds if name == "plain beam" else outs
     if not stopped and not should_stop():
         dec = build_decoder(lm, StochasticBeam(seeds, temperature), run).start(prompt_ids)
         dec.run()
-        groups["stochastic beam (one run, k = n)"] = [list(h.tokens) for h in dec.hypotheses()][:seeds]
-        progress(1.0, "stochastic beam search")
+        groups[Msg.of("core.div.stochastic")] = [list(h.tokens) for h in dec.hypotheses()][:seeds]
+        progress(1.0, Msg.of("core.div.stochastic"))
     else:
         stopped = True
     rows = []

@@ -16,6 +16,7 @@ from ..spec import strategy_spec
 from ..strategies import Loaders, Sizes, build_decoder, describe, direct_loaders
 from . import Progress, StopCheck, never, no_progress
 from .beam import token_logprobs
+from ..messages import Msg
 
 
 def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, at: float, share: float, label: str):
@@ -28,7 +29,7 @@ def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, at: floa
             return dec.result(), True
         if time.perf_counter() - last > 0.3:
             made = min(len(dec.tokens), max_new)
-            progress(at + share * made / max(1, max_new), f"{label}: {made} of {max_new} tokens")
+            progress(at + share * made / max(1, max_new), Msg.of("core.progress.tokens", label=label, made=made, of=max_new))
             last = time.perf_counter()
     return dec.result(), False
 
@@ -122,7 +123,7 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
                                                           getattr(dec, "total_tokens", None), getattr(dec, "depth", None)))
                 progress((i + j / seeds) / n, label)
                 r, cut = _run(dec.start(prompt_ids), run.max_new_tokens, progress, should_stop, (i + j / seeds) / n,
-                              1 / (n * seeds), label + (f" (seed {own.seed})" if seeds > 1 else ""))
+                              1 / (n * seeds), Msg.of("core.cmp.seed", label=label, seed=own.seed) if seeds > 1 else label)
                 if first is None:
                     first = (r, dec, cut)
                 outputs.append(r.tokens)
@@ -131,20 +132,20 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
                     break
         except (ModelLoadError, ValueError) as exc:
             progress(i / n, label or describe(strategy))
-            done.append(_failed(label or describe(strategy), strategy, str(exc)))
+            done.append(_failed(label or describe(strategy), strategy, exc.args[0] if len(exc.args) == 1 else str(exc)))
             continue
         r, dec, cut = first
         steps = getattr(dec, "history", ())
         drawn = [s.prob for s in steps if hasattr(s, "prob")][: len(r.tokens)]  # autoregressive steps only
         logps = token_logprobs(lm, prompt_ids, r.tokens)
-        done.append(dict(label=label + (f" (stopped after {r.metrics['new_tokens']} tokens)" if cut else ""),
+        done.append(dict(label=Msg.of("core.cmp.stopped", label=label, n=r.metrics["new_tokens"]) if cut else label,
                          strategy=strategy, r=r, origins=origins(dec, len(r.tokens)),
                          probs=tuple(drawn) if len(drawn) == len(r.tokens) else tuple(math.exp(x) for x in logps),
                          logprob=float(sum(logps)), texts=tuple(lm.token_text(t) for t in r.tokens),
                          outputs=outputs))
         if stopped:
             break
-    progress(1.0, "done")
+    progress(1.0, Msg.of("core.progress.done"))
     ok = lambda k: reference is not None and k < len(done) and isinstance(done[k], dict)  # noqa: E731
     ref = done[reference] if ok(reference) else None
     ref_rate = ref["r"].metrics["new_tokens"] / ref["r"].metrics["wall_s"] if ref and ref["r"].metrics["wall_s"] else None

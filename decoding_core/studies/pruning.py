@@ -8,6 +8,7 @@ from ..models import LoadedModel
 from ..settings import Beam, BeamSettings, RunSettings
 from ..strategies import build_decoder
 from . import Progress, StopCheck, never, no_progress
+from ..messages import Msg
 
 PAPER = {"rp": 0.6, "ap": 2.5, "rpl": 0.02, "mc": 3}   # Freitag & Al-Onaizan 2017's settings
 GRID = ([{"rp": v} for v in (0.9, 0.6, 0.3, 0.1, 0.03)] + [{"ap": v} for v in (1.0, 2.5, 5.0, 10.0)]
@@ -63,7 +64,7 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
     for ids in prompts:
         plain.append(_run(lm, base, run, ids))
         done += 1
-        progress(done / total, "pruning off")
+        progress(done / total, Msg.of("core.progress.pruning_off"))
     rows = []
     for setting in grid:
         fed = secs = unchanged = lost = 0.0

@@ -14,12 +14,13 @@ from ..processors import apply_processors, build_processors
 from ..samplers import ReusedNoiseGumbel, draw_many
 from ..settings import SAMPLERS, SamplingSettings
 from ..stats import fit_report
+from ..messages import Msg
 
 
 def next_token_logits(lm: LoadedModel, prompt_ids: list[int]) -> torch.Tensor:
     """Raw logits [V] (CPU float32) for the token after the prompt: one target forward."""
     if not prompt_ids:
-        raise ValueError("The prompt is empty: type some text to decode from.")
+        raise ValueError(Msg.of("core.err.empty_prompt"))
     logits = forward(lm.model, torch.tensor([prompt_ids], device=lm.device), DynamicCache(), logits_to_keep=1)
     return logits[0, -1].cpu()
 

@@ -7,6 +7,7 @@ import numpy as np
 import torch
 
 from ..hardware import median_time
+from ..messages import Msg
 from ..sampling_cost import COMPLEXITY, COST, METHODS, draw_new_distributions, draw_one_distribution
 from ..stats import chi_square
 from . import Progress, StopCheck, never, no_progress
@@ -89,7 +90,7 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
         if should_stop():
             stopped = True
             break
-        progress(i / len(plan), f"{m}, {regime} distribution(s), k = {k:,}")
+        progress(i / len(plan), Msg.of(f"core.progress.cost_{regime}", method=method_name(m), k=k))
         lk = _k_logits(logits.float(), k)
         last = None   # (ops, seconds) of the last measured point: predicts the next
         for size in (ns if regime == "one" else batches):
@@ -106,9 +107,14 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
                 secs = _timed(lambda: [draw_new_distributions(m, rows_in, g) for _ in range(steps)], 2)
             rows.append(CostRow(m, regime, k, n, b, secs))
             last = (ops, max(secs, 1e-6))
-    progress(1.0, "exactness")
+    progress(1.0, Msg.of("core.progress.exactness"))
     exact = exactness(logits, seed=seed) if check and not stopped else ()
     return SamplingCost(tuple(rows), exact, dict(COMPLEXITY), crossovers(rows, ks), stopped)
+
+
+def method_name(method: str) -> Msg:
+    """A sampling method's name as shown (its catalogue id ``core.method.<method>``)."""
+    return Msg.of(f"core.method.{method}")
 
 
 def crossovers(rows, ks) -> tuple[str, ...]:
@@ -127,13 +133,13 @@ def crossovers(rows, ks) -> tuple[str, ...]:
                 gumbel_skipped is not None and n >= gumbel_skipped
         from_n = next((n for i, n in enumerate(ns) if all(wins(x) for x in ns[i:])), None)
         if from_n is not None:
-            out.append(f"n draws from one distribution (k = {k:,}): {m} beats Gumbel-max from n = {from_n:,} on.")
+            out.append(Msg.of("core.cost.beats", k=k, method=method_name(m), n=from_n))
     for b in sorted({r.batch for r in rows if r.regime == "new"}):
         new = [r for r in rows if r.regime == "new" and r.k == k and r.batch == b and r.seconds]
         if new:
             best = min(new, key=lambda r: r.seconds)
             alias = next((r for r in new if r.method == "alias"), None)
-            extra = f"; the alias table (rebuilt per row) takes {alias.seconds / best.seconds:.0f}× as long" \
+            extra = Msg.of("core.cost.alias_extra", ratio=alias.seconds / best.seconds) \
                 if alias and best.method != "alias" else ""
-            out.append(f"one draw per new distribution, batch {b} (k = {k:,}): fastest is {best.method}{extra}.")
+            out.append(Msg.of("core.cost.fastest", batch=b, k=k, method=method_name(best.method), extra=extra))
     return tuple(out)

@@ -13,6 +13,7 @@ from ..settings import Greedy, RunSettings, Sample, Speculative
 from ..speculative import draft_next_logits, expected_speedup, expected_tokens_per_step
 from ..strategies import Loaders, build_decoder, direct_loaders
 from . import Progress, StopCheck, never, no_progress
+from ..messages import Msg
 
 
 def plain_run(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings):
@@ -84,7 +85,7 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
         if should_stop():
             stopped = True
             break
-        progress((rep * (max_n + 1)) / total, f"repeat {rep + 1}: plain target decoding")
+        progress((rep * (max_n + 1)) / total, Msg.of("core.progress.plain_repeat", rep=rep + 1))
         base = plain_run(lm, prompt_ids, strategy, run).metrics
         per_token = base["wall_s"] / base["new_tokens"]
         per_tokens.append(per_token)
@@ -101,7 +102,7 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
                 1000 * _quantile([s.elapsed_s for s in steps], 0.5), 1000 * _quantile([s.elapsed_s for s in steps], 0.9),
                 1000 * _quantile([s.draft_s for s in steps], 0.5)))
             progress((rep * (max_n + 1) + n + 1) / total,
-                     f"repeat {rep + 1}, N = {n}: τ = {m['mean_accepted_length']}")
+                     Msg.of("core.progress.n_repeat", rep=rep + 1, n=n, tau=m["mean_accepted_length"]))
         if stopped:
             break
     if not per_n:

@@ -1,8 +1,11 @@
 """English catalogue: every text the app shows, keyed by a stable id (ui/i18n.py; the Chinese one is zh.py).
 
-Placeholders in braces are filled by ``t(id, **values)`` with the same format in both languages."""
+Placeholders in braces are filled by ``t(id, **values)`` with the same format in both languages. The core's own
+texts (ids ``core.*``: decoding_core/messages.py, beside the code that says them) are included as they are."""
+from decoding_core.messages import EN as CORE
 
 TEXT = {
+    **CORE,
     # The app, the navigation and each page's title and one-line caption
     'app.title': 'Decoding Lab',
     'page.home.title': 'Home',
@@ -1021,4 +1024,31 @@ TEXT = {
     'export.needs_chromium': 'Figure export needs a Chromium on the server (Debian: `apt-get install chromium`).',
     'export.needs_graphviz': ('SVG needs graphviz on the server (Debian: `apt-get install graphviz`); the DOT file '
                               'works anywhere (`dot -Tsvg tree.dot > tree.svg`).'),
+    # words in table cells (ui/lab.py cell: columns status, regime, method, result)
+    'cell.pruned': 'pruned',
+    'cell.finished': 'finished',
+    'cell.kept': 'kept',
+    'cell.length-limit': 'length-limit',
+    'cell.sampled prefix': 'sampled prefix',
+    'cell.accepted': 'accepted',
+    'cell.rejected': 'rejected',
+    'cell.discarded': 'discarded',
+    'cell.one': 'one',
+    'cell.new': 'new',
+    'cell.linear-scan': 'linear-scan',
+    'cell.binary-search': 'binary-search',
+    'cell.alias': 'alias',
+    'cell.multinomial': 'multinomial',
+    'cell.gumbel-max': 'gumbel-max',
+    'cell.exp-race': 'exp-race',
+    'eagle.heldout_setting': 'dynamic tree top-k {k}, depth {depth}, total {total}, greedy, {prompts} held-out instructions, {new} new tokens',
+    'spec.draft_what': ("Speculative draft for the embedded SmolLM2-135M-Instruct: a {layers}-layer Llama (the target's hidden size {hidden}, "
+                        'a narrower MLP of {mlp}) sharing the target\'s frozen tied embedding / LM head, which are not stored with it.'),
+    'viz.series.multinomial': 'multinomial',
+    'viz.series.gumbel': 'gumbel',
+    'viz.series.gumbel-block': 'gumbel-block',
+    'viz.series.exp-race': 'exp-race',
+    'viz.series.binary-search': 'binary-search',
+    'viz.series.alias': 'alias',
+    'viz.series.linear-scan': 'linear-scan',
 }

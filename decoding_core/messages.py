@@ -1,0 +1,94 @@
+"""Words the core hands to people: a ``Msg`` is a str (its English text, for the CLI, logs and exceptions) that
+also keeps a catalogue id and its arguments, so the app can show it in the reader's language.
+
+The English templates live here (``EN``), beside the code that says them; the app's English catalogue includes
+them (ui/locales/en.py) and the Chinese catalogue translates every id (tests/unit/test_i18n.py checks both).
+An argument that is itself a ``Msg`` (a method's or a status's name) is translated too.
+"""
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    # sampling cost (decoding_core/studies/sampling_cost.py crossovers)
+    "core.cost.beats": "n draws from one distribution (k = {k:,}): {method} beats Gumbel-max from n = {n:,} on.",
+    "core.cost.fastest": "one draw per new distribution, batch {batch} (k = {k:,}): fastest is {method}{extra}.",
+    "core.cost.alias_extra": "; the alias table (rebuilt per row) takes {ratio:.0f}× as long",
+    "core.method.linear-scan": "linear scan",
+    "core.method.binary-search": "binary search",
+    "core.method.alias": "alias",
+    "core.method.multinomial": "multinomial",
+    "core.method.gumbel-max": "Gumbel-max",
+    "core.method.exp-race": "exponential race",
+    # device-aware sizes (decoding_core/sizing.py)
+    "core.size.no_chain_table": "no tau table for this draft: the reference N = {n}",
+    "core.size.no_tree_table": "no tau table in the head's manifest: the reference size",
+    "core.size.other_top_k": "the head's tau table was measured with top-k {measured}, not {top_k}: the reference size",
+    "core.size.given": "given",
+    "core.size.auto": "auto (measured on this device)",
+    # strategies' short labels (decoding_core/strategies.py describe)
+    "core.desc.greedy": "greedy",
+    "core.desc.sample": "sampling ({parts}, {sampler})",
+    "core.desc.beam": "beam search (k {k}{pruning}{prefix})",
+    "core.desc.pruning": ", pruning",
+    "core.desc.prefix": ", sampled prefix {n}",
+    "core.desc.stochastic_beam": "stochastic beam search (k {k}, T {T:g})",
+    "core.desc.speculative": "speculative ({src}, N {n}, {rule})",
+    "core.desc.shipped_draft": "shipped draft",
+    "core.desc.prompt_lookup": "prompt lookup",
+    "core.desc.eagle": "EAGLE ({head}, {tree} tree, {total} tokens, depth {depth})",
+    "core.rule.greedy": "greedy",
+    "core.rule.topk": "topk",
+    "core.rule.sample": "sample",
+    "core.tree.static": "static",
+    "core.tree.dynamic": "dynamic",
+    # studies' progress and the labels of their runs
+    "core.progress.tokens": "{label}: {made} of {of} tokens",
+    "core.progress.done": "done",
+    "core.cmp.seed": "{label} (seed {seed})",
+    "core.cmp.stopped": "{label} (stopped after {n} tokens)",
+    "core.progress.seed": "{label}, seed {seed}",
+    "core.progress.pruning_off": "pruning off",
+    "core.progress.plain_repeat": "repeat {rep}: plain target decoding",
+    "core.progress.n_repeat": "repeat {rep}, N = {n}: τ = {tau}",
+    "core.progress.cost_one": "{method}, one distribution, k = {k:,}",
+    "core.progress.cost_new": "{method}, new distributions, k = {k:,}",
+    "core.progress.exactness": "exactness",
+    # beam diversity's methods (decoding_core/studies/beam.py)
+    "core.div.plain": "plain beam",
+    "core.div.sample_then_beam": "sample {m} then beam",
+    "core.div.sampling": "sampling",
+    "core.div.stochastic": "stochastic beam (one run, k = n)",
+    # engine errors a page shows
+    "core.err.empty_prompt": "The prompt is empty: type some text to decode from.",
+}
+
+
+class Msg(str):
+    """English text that remembers its catalogue id and arguments (``Msg.of(id, **args)``)."""
+
+    id: str
+    args: dict
+
+    @classmethod
+    def of(cls, id_: str, **args) -> Msg:
+        obj = super().__new__(cls, EN[id_].format(**args) if args else EN[id_])
+        obj.id, obj.args = id_, args
+        return obj
+
+    def __reduce__(self):  # pickles (st.cache_data, multiprocessing) keep the id
+        return (_rebuild, (self.id, self.args))
+
+
+def _rebuild(id_: str, args: dict) -> Msg:
+    return Msg.of(id_, **args)
+
+
+def render(text, lookup) -> str:
+    """``text`` in another language: ``lookup(id, **args)`` for a ``Msg`` (its ``Msg`` arguments first), the
+    text itself otherwise."""
+    if not isinstance(text, Msg):
+        return str(text)
+    args = {k: render(v, lookup) if isinstance(v, Msg) else v for k, v in text.args.items()}
+    return lookup(text.id, **args)
+
+
+__all__ = ["EN", "Msg", "render"]
