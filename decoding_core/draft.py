@@ -13,6 +13,7 @@ from pathlib import Path
 import torch
 
 from .models import LoadedModel, ModelLoadError, decode_layout, load_model
+from .messages import Msg
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 DRAFT_DIR = ASSETS / "draft"
@@ -135,8 +136,7 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
                              f"with {REBUILD_DRAFT}.") from exc
     t_cfg = target.model.config
     if cfg.vocab_size != t_cfg.vocab_size or cfg.hidden_size != t_cfg.hidden_size:
-        raise ModelLoadError("The shipped draft was made for the embedded SmolLM2 target; it cannot draft for "
-                             f"{target.name}. Choose prompt lookup or a draft model with {target.name}'s tokenizer.")
+        raise ModelLoadError(Msg.of("core.err.draft_for_embedded", target=target.name))
     draft = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
     try:
         state = load_file(str(weights))
@@ -193,9 +193,8 @@ def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
     a, b = target.tokenizer.get_vocab(), draft.tokenizer.get_vocab()
     if a != b:
         only = len(set(a) ^ set(b))
-        raise ModelLoadError(f"The draft {draft.name} has a different tokenizer from {target.name} "
-                             f"({len(b):,} vs {len(a):,} tokens, {only:,} differ): speculative decoding needs the "
-                             "same token ids. Choose a draft from the same model family, or prompt lookup.")
+        raise ModelLoadError(Msg.of("core.err.tokenizer_mismatch", draft=draft.name, target=target.name, nd=len(b),
+                                    nt=len(a), differ=only))
     if draft.vocab_size < target.vocab_size:
         raise ModelLoadError(f"The draft's output layer ({draft.vocab_size}) is smaller than the target's "
                              f"({target.vocab_size}).")

@@ -59,6 +59,22 @@ EN: dict[str, str] = {
     "core.div.stochastic": "stochastic beam (one run, k = n)",
     # engine errors a page shows
     "core.err.empty_prompt": "The prompt is empty: type some text to decode from.",
+    'core.err.no_chat_template': '{name} has no chat template: turn the chat toggle off.',
+    'core.err.no_cuda': 'CUDA was chosen but this machine has no CUDA GPU: choose auto or cpu.',
+    'core.err.no_mps': 'MPS was chosen but this machine has no Apple GPU: choose auto or cpu.',
+    'core.err.offline': '{source} is not a local folder, the Hugging Face hub cannot be reached from here and the model is not in the local cache.',
+    'core.err.name_too_long': '{source}… is not a model id or folder: a name in it is over 255 characters.',
+    'core.err.is_file': '{source} is a file; give the folder that holds config.json and the weights.',
+    'core.err.no_config': '{source} has no config.json: it is not a model folder.',
+    'core.err.no_weights': '{source} has no weights (*.safetensors or *.bin).',
+    'core.err.not_found': 'Could not load {source}: it is not a local folder and the Hugging Face hub could not provide it (offline, a typo, or a gated model). Details: {details}',
+    'core.err.not_causal_lm': '{source} is not a causal language model transformers can load: {details}',
+    'core.err.unreadable': '{source} could not be read ({details}); its weights may be corrupt or truncated.',
+    'core.err.draft_for_embedded': "The shipped draft was made for the embedded SmolLM2 target; it cannot draft for {target}. Choose prompt lookup or a draft model with {target}'s tokenizer.",
+    'core.err.tokenizer_mismatch': 'The draft {draft} has a different tokenizer from {target} ({nd:,} vs {nt:,} tokens, {differ:,} differ): speculative decoding needs the same token ids. Choose a draft from the same model family, or prompt lookup.',
+    'core.err.eager_only': '{what} runs the target eager, not with the {backend} backend',
+    'core.desc.beam_kind': 'beam search',
+    'core.desc.stochastic_kind': 'stochastic beam search',
 }
 
 

@@ -25,6 +25,7 @@ from typing import Callable
 import torch
 
 from .layout import decode_layout  # noqa: F401 - part of this module's API
+from .messages import Msg
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +76,11 @@ class LoadedModel:
     def encode(self, prompt: str, chat: bool = False) -> list[int]:
         """Token ids for a prompt; with chat=True the model's chat template wraps it as a user turn."""
         if not prompt or not prompt.strip():
-            raise ValueError("The prompt is empty: type some text to decode from.")
+            raise ValueError(Msg.of("core.err.empty_prompt"))
         tok = self.tokenizer
         if chat:
             if not getattr(tok, "chat_template", None):
-                raise ValueError(f"{self.name} has no chat template: turn the chat toggle off.")
+                raise ValueError(Msg.of("core.err.no_chat_template", name=self.name))
             ids = tok.apply_chat_template(
                 [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=True
             )
@@ -170,9 +171,9 @@ def resolve_device(device: str = "auto") -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     if device == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError("CUDA was chosen but this machine has no CUDA GPU: choose auto or cpu.")
+        raise ModelLoadError(Msg.of("core.err.no_cuda"))
     if device == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ModelLoadError("MPS was chosen but this machine has no Apple GPU: choose auto or cpu.")
+        raise ModelLoadError(Msg.of("core.err.no_mps"))
     return torch.device(device)
 
 
@@ -337,8 +338,7 @@ def _hub_access(source: str) -> dict:
     except Exception:  # noqa: BLE001 - a malformed id: not cached
         cached = False
     if not cached:
-        raise ModelLoadError(f"{source!r} is not a local folder, the Hugging Face hub cannot be reached from here "
-                             "and the model is not in the local cache.")
+        raise ModelLoadError(Msg.of("core.err.offline", source=repr(source)))
     return {"local_files_only": True}
 
 
@@ -346,15 +346,15 @@ def _from_pretrained(source: str, torch_dtype: torch.dtype):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if any(len(part) > 255 for part in source.split("/")):  # Path.exists() would raise "File name too long"
-        raise ModelLoadError(f"{source[:60]!r}… is not a model id or folder: a name in it is over 255 characters.")
+        raise ModelLoadError(Msg.of("core.err.name_too_long", source=repr(source[:60])))
     local = Path(source).expanduser()
     if local.exists():
         if not local.is_dir():
-            raise ModelLoadError(f"{source} is a file; give the folder that holds config.json and the weights.")
+            raise ModelLoadError(Msg.of("core.err.is_file", source=source))
         if not (local / "config.json").exists():
-            raise ModelLoadError(f"{source} has no config.json: it is not a model folder.")
+            raise ModelLoadError(Msg.of("core.err.no_config", source=source))
         if not any(local.glob("*.safetensors")) and not any(local.glob("*.bin")):
-            raise ModelLoadError(f"{source} has no weights (*.safetensors or *.bin).")
+            raise ModelLoadError(Msg.of("core.err.no_weights", source=source))
         source = str(local)
         offline = {}
     else:
@@ -365,16 +365,12 @@ def _from_pretrained(source: str, torch_dtype: torch.dtype):
     except ModelLoadError:
         raise
     except OSError as exc:
-        raise ModelLoadError(
-            f"Could not load {source!r}: it is not a local folder and the Hugging Face hub could not "
-            f"provide it (offline, a typo, or a gated model). Details: {str(exc).splitlines()[0]}"
-        ) from exc
+        raise ModelLoadError(Msg.of("core.err.not_found", source=repr(source), details=str(exc).splitlines()[0])) from exc
     except (ValueError, KeyError, RuntimeError) as exc:
-        raise ModelLoadError(f"{source!r} is not a causal language model transformers can load: "
-                             f"{_short(exc)}") from exc
+        raise ModelLoadError(Msg.of("core.err.not_causal_lm", source=repr(source), details=_short(exc))) from exc
     except Exception as exc:  # noqa: BLE001 - e.g. SafetensorError on corrupt or truncated weights
-        raise ModelLoadError(f"{source!r} could not be read ({type(exc).__name__}: {_short(exc)}); its weights may be "
-                             "corrupt or truncated.") from exc
+        raise ModelLoadError(Msg.of("core.err.unreadable", source=repr(source),
+                                    details=f"{type(exc).__name__}: {_short(exc)}")) from exc
     return tokenizer, model
 
 

@@ -93,13 +93,13 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         from .beam import BeamSearchDecoder
 
         if run.backend != "eager":
-            raise ValueError(f"beam search runs the target eager, not with the {run.backend} backend")
+            raise ValueError(Msg.of("core.err.eager_only", what=Msg.of("core.desc.beam_kind"), backend=run.backend))
         return BeamSearchDecoder(lm, strategy.beam, sampling=strategy.sampling, sampler=strategy.sampler, **common)
     if isinstance(strategy, StochasticBeam):
         from .stochastic_beam import StochasticBeamDecoder
 
         if run.backend != "eager":
-            raise ValueError(f"stochastic beam search runs the target eager, not with the {run.backend} backend")
+            raise ValueError(Msg.of("core.err.eager_only", what=Msg.of("core.desc.stochastic_kind"), backend=run.backend))
         return StochasticBeamDecoder(lm, strategy.num_beams, temperature=strategy.temperature, **common)
     if isinstance(strategy, Speculative):
         from .speculative import SpeculativeDecoder
@@ -114,7 +114,7 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         from .eagle import EagleDecoder
 
         if run.backend != "eager":
-            raise ValueError(f"EAGLE runs the target eager, not with the {run.backend} backend")
+            raise ValueError(Msg.of("core.err.eager_only", what="EAGLE", backend=run.backend))
         kind = head_kind(strategy)
         head = loaders.head(lm, kind)
         sizes = sizes or resolve_sizes(lm, strategy, head=head, head_kind=kind, loaders=loaders)

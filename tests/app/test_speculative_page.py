@@ -1,4 +1,5 @@
 """AppTest drives the Speculative Decoding page on the embedded model and its shipped draft."""
+import pytest
 
 from tests.app.conftest import open_app
 from tests.conftest import make_tiny_lm
@@ -54,7 +55,8 @@ def test_sweep_and_drift():
     assert not at.exception
 
 
-def test_mismatched_tokenizer_draft_is_explained(tmp_path):
+@pytest.mark.parametrize("lang, says", [("en", "different tokenizer"), ("zh", "分词器与")])
+def test_mismatched_tokenizer_draft_is_explained(tmp_path, lang, says):
     from tokenizers import Tokenizer, models
     from transformers import PreTrainedTokenizerFast
 
@@ -63,10 +65,10 @@ def test_mismatched_tokenizer_draft_is_explained(tmp_path):
     tok = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(models.WordLevel({f"t{i}": i for i in range(50)},
                                                                               unk_token="t0")))
     tok.save_pretrained(tmp_path)
-    at = open_app(PAGE)
+    at = open_app(PAGE, query={"lang": lang})
     at.selectbox(key="draft_source").set_value("model").run()
     at.text_input(key="draft_model").set_value(str(tmp_path)).run()
-    assert any("different tokenizer" in e.value for e in at.error)
+    assert any(says in e.value for e in at.error), [e.value for e in at.error]  # in the reader's language
     at.selectbox(key="draft_source").set_value("prompt-lookup").run()
     at.button(key="spec_step").click().run()
     assert not at.error and not at.exception
