@@ -180,17 +180,30 @@ def chosen_by(choice: dict | None) -> str:
     return Msg.of("core.size.auto") if choice["reason"] == "measured" else choice["reason"]
 
 
+NOISE = 0.02  # expected rates this close to the best are a tie: timings on a shared CPU vary by a few percent
+
+
+def smallest_near_best(rates: dict, tol: float = NOISE):
+    """The smallest key (fewest tokens) whose rate is within ``tol`` of the best: where the measured gain of a
+    bigger size is inside the timing noise, the cheaper size is the safer choice (a loaded machine once chose
+    N = 9 over N = 3 for a tau 1% higher)."""
+    best = max(rates.values())
+    return min(k for k, v in rates.items() if v >= best * (1 - tol))
+
+
 def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float) -> tuple[int, dict]:
-    """The N maximising tau(N) / (N * draft step + verify(N + 1)); returns (N, {N: expected tokens/s})."""
+    """The N maximising tau(N) / (N * draft step + verify(N + 1)), the smallest within the noise; returns
+    (N, {N: expected tokens/s})."""
     rates = {n: tau / (n * draft_step_s + interpolate(verify, n + 1)) for n, tau in tau_by_n.items()}
-    return max(rates, key=rates.get), rates
+    return smallest_near_best(rates), rates
 
 
 def choose_tree(tau_by_size: dict[tuple[int, int], float], verify: dict[int, float],
                 level_s: float) -> tuple[tuple[int, int], dict]:
-    """The (total_tokens, depth) maximising tau / (depth * head level + verify(total_tokens))."""
+    """The (total_tokens, depth) maximising tau / (depth * head level + verify(total_tokens)), the smallest
+    within the noise."""
     rates = {(t, d): tau / (d * level_s + interpolate(verify, t)) for (t, d), tau in tau_by_size.items()}
-    return max(rates, key=rates.get), rates
+    return smallest_near_best(rates), rates
 
 
 # -- tau for every size, measured by replaying drafts at every position of the greedy output -----------

@@ -185,3 +185,19 @@ def test_choose_tree_and_chain_maximise_tokens_per_second():
     assert best == (16, 4) and rates[(16, 4)] == pytest.approx(3.0 / (0.02 + 0.12))  # 21.4 > 2.0 / 0.1
     n, rates = choose_chain({1: 1.5, 3: 2.4, 7: 2.2}, verify, 0.01)
     assert n == 3 and rates[3] == pytest.approx(2.4 / (0.03 + 0.06))
+
+
+def test_sizes_whose_gain_is_inside_the_timing_noise_give_way_to_the_smaller():
+    """A tau 1% higher at N = 9 than at N = 3 does not pay for six more draft steps unless the costs say so
+    clearly: within 2% of the best expected rate the smallest size is chosen (sizing.NOISE)."""
+    from decoding_core.sizing import NOISE, choose_chain, choose_tree, smallest_near_best
+
+    assert smallest_near_best({3: 1.0, 9: 1.0 + NOISE / 2}) == 3
+    assert smallest_near_best({3: 1.0, 9: 1.0 + 2 * NOISE}) == 9
+    verify = {1: 0.05, 4: 0.05, 8: 0.05, 16: 0.05}  # flat costs and a free draft: only tau decides
+    n, _ = choose_chain({3: 1.49, 9: 1.51}, verify, 0.0)
+    assert n == 3
+    n, _ = choose_chain({3: 1.49, 9: 1.80}, verify, 0.0)
+    assert n == 9
+    best, _ = choose_tree({(6, 2): 1.80, (32, 5): 1.82}, verify, 0.0)
+    assert best == (6, 2)
