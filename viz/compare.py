@@ -40,15 +40,16 @@ def output_html(run) -> str:
     return tokens_html(run.token_texts, run.token_probs)
 
 
-METRICS = (("tokens_per_s", "tokens / s"), ("logprob", "log p (output)"), ("distinct_2", "distinct-2"),
-           ("tau", "τ"))  # the caption beside the chart says what each means
+METRICS = (("tokens_per_s", "viz.cmp.tokens_per_s"), ("logprob", "viz.cmp.logprob"), ("distinct_2", "viz.cmp.distinct_2"),
+           ("tau", "viz.cmp.tau"))  # catalogue ids; the caption beside the chart says what each means
 
 
 def metrics_figure(runs, labels) -> go.Figure:
     """One bar per column for each metric (a metric that does not apply to a column has no bar)."""
-    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=[title for _, title in METRICS], horizontal_spacing=0.07)
+    titles = [t(id_) for _, id_ in METRICS]
+    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=titles, horizontal_spacing=0.07)
     colours = ["#3b5bdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#1098ad"]
-    for j, (attr, title) in enumerate(METRICS, 1):
+    for j, ((attr, _), title) in enumerate(zip(METRICS, titles), 1):
         values = [getattr(r, attr) for r in runs]
         fig.add_bar(x=labels, y=[v if v is not None else 0 for v in values], row=1, col=j, showlegend=False,
                     marker_color=[colours[i % len(colours)] for i in range(len(runs))],

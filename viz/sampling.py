@@ -18,9 +18,10 @@ PALETTE = {"multinomial": "#3b5bdb", "gumbel": "#e8590c", "gumbel-block": "#2b8a
 def _layout(fig: go.Figure, title: str, height: int = 340, yaxis: str | None = None) -> go.Figure:
     """The bar charts' common layout; ``yaxis``: the axis title (by default "probability", in the session's
     language)."""
-    fig.update_layout(title=dict(text=title, x=0, font=dict(size=14)), height=height, barmode="group",
-                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.02, x=1, xanchor="right",
-                      yanchor="bottom"), yaxis_title=yaxis or t("viz.probability"), plot_bgcolor="white", bargap=0.15)
+    # the title on its own row above the legend: a long title (a prompt's tail, Chinese) never runs into it
+    fig.update_layout(title=dict(text=title, x=0, y=0.985, yref="container", yanchor="top", font=dict(size=14)),
+                      height=height, barmode="group", margin=dict(l=10, r=10, t=70, b=10),
+                      legend=dict(orientation="h", y=1.0, x=0, xanchor="left", yanchor="bottom"), yaxis_title=yaxis or t("viz.probability"), plot_bgcolor="white", bargap=0.15)
     fig.update_xaxes(tickangle=-45, type="category")
     fig.update_yaxes(gridcolor="#eef0f5")
     return fig

@@ -1051,4 +1051,8 @@ TEXT = {
     'viz.series.binary-search': 'binary-search',
     'viz.series.alias': 'alias',
     'viz.series.linear-scan': 'linear-scan',
+    'viz.cmp.tokens_per_s': 'tokens / s',
+    'viz.cmp.logprob': 'log p (output)',
+    'viz.cmp.distinct_2': 'distinct-2',
+    'viz.cmp.tau': 'τ',
 }

@@ -978,4 +978,8 @@ TEXT = {
     'core.err.eager_only': '{what}要求目标模型以 eager 方式运行，不能用 {backend} 后端',
     'core.desc.beam_kind': '束搜索',
     'core.desc.stochastic_kind': '随机束搜索',
+    'viz.cmp.tokens_per_s': 'token / 秒',
+    'viz.cmp.logprob': 'log p（输出）',
+    'viz.cmp.distinct_2': 'distinct-2（不同二元组比例）',
+    'viz.cmp.tau': 'τ（平均接受长度）',
 }
