@@ -57,6 +57,9 @@ EN: dict[str, str] = {
     "core.div.sample_then_beam": "sample {m} then beam",
     "core.div.sampling": "sampling",
     "core.div.stochastic": "stochastic beam (one run, k = n)",
+    # top-K drift (decoding_core/studies/speculative.py topk_drift): the two rules compared
+    "core.drift.topk": "top-{k} (notes)",
+    "core.drift.sample": "rejection sampling",
     # engine errors a page shows
     "core.err.empty_prompt": "The prompt is empty: type some text to decode from.",
     'core.err.no_chat_template': '{name} has no chat template: turn the chat toggle off.',

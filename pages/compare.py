@@ -229,8 +229,9 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     if not shown:
         st.info(t("cmp.press_run"))
         return
-    runs = [replace(r, label=f"{i} · {say(r.label)}", error=say(r.error) if r.error else r.error) for i, (_, r) in shown]
-    states = {f"{i} · {r.label}": _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
+    label_of = {i: f"{i} · {say(r.label)}" for i, (_, r) in shown}  # as shown: in the session's language
+    runs = [replace(r, label=label_of[i], error=say(r.error) if r.error else r.error) for i, (_, r) in shown]
+    states = {label_of[i]: _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
     cmp = Comparison(tuple(runs), runs[0].label)
     last = st.session_state.get("_result_compare")
     if last is not None:
@@ -241,7 +242,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()))
     st.caption(t("compare.caption"))
     with st.container(horizontal=True):
-        download_comparison(lab, [(i, parse_strategy(r.spec), r, states[f"{i} · {r.label}"], key[1])
+        download_comparison(lab, [(i, parse_strategy(r.spec), r, states[label_of[i]], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)
         download_rows(t("cmp.download_table"), rows, "compare-table")
     ok = [r for r in runs if not r.error]

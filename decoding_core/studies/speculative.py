@@ -154,14 +154,14 @@ def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strat
     p1 = torch.softmax(apply_processors(procs, ids, p_logits).float(), -1)
     q1 = torch.softmax(apply_processors(procs, ids, q_logits).float(), -1)
     gen = torch.Generator().manual_seed(seed)
-    topk_name = f"top-{k} (notes)"
+    topk_name, sample_name = Msg.of("core.drift.topk", k=k), Msg.of("core.drift.sample")
     p, q = p1[0].cpu(), q1[0].cpu()
     first = _first_tokens(p, q, k, trials, gen)
     freqs = {topk_name: torch.bincount(first["topk"], minlength=p.numel()).float() / trials,
-             "rejection sampling": torch.bincount(first["sample"], minlength=p.numel()).float() / trials}
+             sample_name: torch.bincount(first["sample"], minlength=p.numel()).float() / trials}
     in_top = torch.zeros_like(p, dtype=torch.bool)
     in_top[torch.topk(p, min(k, p.numel())).indices] = True
-    exact = {topk_name: torch.where(in_top, q, 0.0) + float(q[~in_top].sum()) * p, "rejection sampling": p}
+    exact = {topk_name: torch.where(in_top, q, 0.0) + float(q[~in_top].sum()) * p, sample_name: p}
     top = torch.topk(p + q, min(shown, p.numel())).indices.tolist()
     return Drift(tuple(top), tuple(lm.token_text(t) for t in top), tuple(p[top].tolist()), tuple(q[top].tolist()),
                  {name: tuple(f[top].tolist()) for name, f in freqs.items()},

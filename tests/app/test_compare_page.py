@@ -62,3 +62,21 @@ def test_a_bad_column_line_in_a_link_is_refused_with_its_reason():
     assert "column 2" in text and "beam width must be >= 1" in text
     assert at.selectbox(key="cmp2_kind").value == "sample"  # column 2's default
     assert not at.exception
+
+
+def test_a_comparison_in_chinese_labels_its_columns_in_chinese_and_keeps_the_engines_tokens():
+    """Run all in Chinese: the table's rows, the state column and the cards above each output use the Chinese
+    labels (a bug once looked the states up by the English label and raised a KeyError), the tokens are those of
+    the same comparison in English."""
+    link = {**LINK, "cmp_cols": "3", "lang": "zh"}
+    at = open_app("pages/compare.py", link)
+    next(b for b in at.button if b.label == "全部运行").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[0].value
+    rows = list(table[table.columns[0]])
+    assert rows == ["1 · 贪婪解码", "2 · 束搜索（k 1）", "3 · 推测性解码（提示词查找，N 3，贪婪匹配）"], rows
+    assert any(m.value.startswith("**1 · 贪婪解码**") for m in at.markdown)
+    zh_tokens = {i: list(r.tokens) for i, (_, r) in at.session_state["_cmp_results"].items()}
+    en = open_app("pages/compare.py", {**link, "lang": "en"})
+    _run_all(en)
+    assert {i: list(r.tokens) for i, (_, r) in en.session_state["_cmp_results"].items()} == zh_tokens

@@ -982,4 +982,6 @@ TEXT = {
     'viz.cmp.logprob': 'log p（输出）',
     'viz.cmp.distinct_2': 'distinct-2（不同二元组比例）',
     'viz.cmp.tau': 'τ（平均接受长度）',
+    'core.drift.topk': 'top-{k}（笔记的规则）',
+    'core.drift.sample': '拒绝采样',
 }
