@@ -223,20 +223,26 @@ class TokenStep:
     finished: bool = False
 
 
+def entropy(p: torch.Tensor) -> float:
+    """-sum p log p in nats over the tokens with p > 0, never below 0 (a one-hot row whose mass rounds to
+    slightly above 1 would otherwise show as -0.00)."""
+    p = p[p > 0].float()
+    return max(0.0, float(-(p * p.log()).sum()))
+
+
 def summarize_distribution(lm: LoadedModel, raw_logits: torch.Tensor, logits: torch.Tensor, top_n: int = TOP_N):
     """Top-N slice of raw and processed probabilities for one position (CPU floats)."""
     raw = torch.softmax(raw_logits.float(), dim=-1)
     proc = raw if logits is raw_logits else torch.softmax(logits.float(), dim=-1)
     top = torch.topk(raw, min(top_n, raw.numel()))
     ids = top.indices.tolist()
-    entropy = float(-(proc * torch.log(proc.clamp_min(1e-30))).sum())
     return dict(
         top_ids=tuple(ids),
         top_texts=tuple(lm.token_text(i) for i in ids),
         top_raw=tuple(top.values.tolist()),
         top_processed=tuple(proc[ids].tolist()),
         kept=int((proc > 0).sum()),
-        entropy=entropy,
+        entropy=entropy(proc),
     ), raw, proc
 
 

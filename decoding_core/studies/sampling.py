@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache
 
-from ..decoders import forward
+from ..decoders import entropy, forward
 from ..models import LoadedModel
 from ..processors import apply_processors, build_processors
 from ..samplers import ReusedNoiseGumbel, draw_many
@@ -28,11 +28,6 @@ def next_token_logits(lm: LoadedModel, prompt_ids: list[int]) -> torch.Tensor:
 def processed_logits(raw: torch.Tensor, prompt_ids: list[int], sampling: SamplingSettings) -> torch.Tensor:
     """The logits after the processors (temperature, top-k, top-p, min-p, repetition penalty) [V]."""
     return apply_processors(build_processors(sampling), torch.tensor([prompt_ids]), raw.unsqueeze(0))[0]
-
-
-def _entropy(p: torch.Tensor) -> float:
-    p = p[p > 0]
-    return float(-(p * p.log()).sum())
 
 
 @dataclass(frozen=True)
@@ -57,8 +52,8 @@ def next_token(lm: LoadedModel, prompt_ids: list[int], sampling: SamplingSetting
     proc_p = torch.softmax(processed_logits(raw, prompt_ids, sampling), -1)
     top = torch.topk(raw_p, min(top_n, raw_p.numel())).indices.tolist()
     return NextToken(tuple(top), tuple(lm.token_text(i) for i in top), tuple(raw_p[top].tolist()),
-                     tuple(proc_p[top].tolist()), int((proc_p > 0).sum()), float(proc_p.max()), _entropy(raw_p),
-                     _entropy(proc_p), lm.decode(prompt_ids[-6:])[-40:])
+                     tuple(proc_p[top].tolist()), int((proc_p > 0).sum()), float(proc_p.max()), entropy(raw_p),
+                     entropy(proc_p), lm.decode(prompt_ids[-6:])[-40:])
 
 
 @dataclass(frozen=True)

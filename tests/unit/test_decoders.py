@@ -1,5 +1,6 @@
 """The step-wise contract on a tiny model: greedy equals generate, seeds reproduce, errors are clear."""
 import dataclasses
+import math
 
 import pytest
 import torch
@@ -75,3 +76,13 @@ def test_eos_stops_and_contract_errors(tiny_lm):
         greedy_decoder(tiny_lm, max_new_tokens=0)
     with pytest.raises(ValueError, match="context"):
         greedy_decoder(tiny_lm, max_new_tokens=300).start([1])
+
+
+def test_entropy_in_nats_and_never_negative():
+    from decoding_core.decoders import entropy
+
+    assert entropy(torch.full((4,), 0.25)) == pytest.approx(math.log(4))
+    assert entropy(torch.tensor([0.5, 0.5, 0.0])) == pytest.approx(math.log(2))
+    one_hot = torch.tensor([1.0000001, 0.0, 0.0])  # mass rounded just above 1: -p log p < 0
+    assert entropy(one_hot) == 0.0
+    assert f"{entropy(one_hot):.2f}" == "0.00"
