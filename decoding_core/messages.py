@@ -110,4 +110,10 @@ def render(text, lookup) -> str:
     return lookup(text.id, **args)
 
 
-__all__ = ["EN", "Msg", "render"]
+def of_exception(exc: BaseException) -> str:
+    """An exception's message, keeping the ``Msg`` the core raised it with (so its catalogue id survives):
+    the single argument when there is one string, ``str(exc)`` otherwise."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
+__all__ = ["EN", "Msg", "of_exception", "render"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from decoding_core.messages import render
+from decoding_core.messages import of_exception, render
 from ui.locales import en, zh
 
 LANGS = ("en", "zh")
@@ -54,7 +54,7 @@ def say(text) -> str:
 
 def err_text(exc: BaseException) -> str:
     """An exception's message in the session's language (the core raises some with a ``Msg``)."""
-    return say(exc.args[0]) if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+    return say(of_exception(exc))
 
 
 def has(id_: str) -> bool:

@@ -16,7 +16,7 @@ from ..spec import strategy_spec
 from ..strategies import Loaders, Sizes, build_decoder, describe, direct_loaders
 from . import Progress, StopCheck, never, no_progress
 from .beam import token_logprobs
-from ..messages import Msg
+from ..messages import Msg, of_exception
 
 
 def _run(dec, max_new: int, progress: Progress, should_stop: StopCheck, at: float, share: float, label: str):
@@ -132,7 +132,7 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
                     break
         except (ModelLoadError, ValueError) as exc:
             progress(i / n, label or describe(strategy))
-            done.append(_failed(label or describe(strategy), strategy, exc.args[0] if len(exc.args) == 1 else str(exc)))
+            done.append(_failed(label or describe(strategy), strategy, of_exception(exc)))
             continue
         r, dec, cut = first
         steps = getattr(dec, "history", ())

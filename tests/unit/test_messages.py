@@ -80,3 +80,13 @@ def test_table_cells_translate_words_only_in_columns_of_words():
     finally:
         i18n.lang = orig
         lab.t = t
+
+
+def test_of_exception_keeps_the_msg_the_core_raised():
+    from decoding_core.messages import of_exception
+
+    msg = Msg.of("core.err.empty_prompt")
+    kept = of_exception(ValueError(msg))
+    assert isinstance(kept, Msg) and kept.id == "core.err.empty_prompt"
+    assert of_exception(ValueError("plain")) == "plain"
+    assert of_exception(KeyError("a", "b")) == str(KeyError("a", "b"))
