@@ -266,16 +266,13 @@ def _replay_columns(rec: dict, lm) -> list[dict]:
 def cmd_replay(args) -> int:
     """Decode a run file's prompt ids with its settings on its model (a comparison file: every column); 0 if the
     tokens are the file's, else 1."""
-    from .export import COMPARE_SCHEMA, read_comparison, read_run
+    from .export import COMPARE_SCHEMA, read_export
     from .models import ModelLoadError, load_model
     from .strategies import build_decoder as build
 
     try:
-        try:
-            compare_file = json.loads(open(args.file, encoding="utf-8").read()).get("schema") == COMPARE_SCHEMA
-        except (ValueError, AttributeError):
-            compare_file = False
-        rec = read_comparison(args.file) if compare_file else read_run(args.file)
+        rec = read_export(args.file)
+        compare_file = rec["schema"] == COMPARE_SCHEMA
         s = rec["settings"]
         lm = load_model(s["model"], s["device"], s["dtype"])
         if compare_file:

@@ -158,16 +158,27 @@ def comparison_record(lm, columns, run, seeds: int, prompt_ids, prompt: str, cha
             "versions": versions(lm)}
 
 
-def _read(path: str | Path, schema: str) -> tuple[dict, dict]:
-    data = json.loads(Path(path).read_text())
+def _checked(data, path: str | Path, schema: str) -> tuple[dict, dict]:
     if not isinstance(data, dict) or data.get("schema") != schema:
         raise ValueError(f"{path} is not a {schema} file")
     return data, _record_types()
 
 
+def read_export(path: str | Path) -> dict:
+    """A run file or a comparison file, told apart by its ``schema`` and read once."""
+    data = json.loads(Path(path).read_text())
+    if isinstance(data, dict) and data.get("schema") == COMPARE_SCHEMA:
+        return _typed_comparison(data, path)
+    return _typed_run(data, path)
+
+
 def read_comparison(path: str | Path) -> dict:
     """A comparison file with each column's strategy and the run settings as typed records."""
-    data, types_ = _read(path, COMPARE_SCHEMA)
+    return _typed_comparison(json.loads(Path(path).read_text()), path)
+
+
+def _typed_comparison(data, path) -> dict:
+    data, types_ = _checked(data, path, COMPARE_SCHEMA)
     return dict(data, settings=dict(data["settings"], run=from_json(data["settings"]["run"], types_)),
                 columns=[dict(c, strategy=from_json(c["strategy"], types_), run=from_json(c["run"], types_))
                          for c in data["columns"]])
@@ -188,7 +199,11 @@ def run_record(lm, strategy, run, decoder, prompt: str, chat: bool, model: str, 
 
 def read_run(path: str | Path) -> dict:
     """A run file with its strategy, run settings and steps turned back into typed records."""
-    data, types_ = _read(path, SCHEMA)
+    return _typed_run(json.loads(Path(path).read_text()), path)
+
+
+def _typed_run(data, path) -> dict:
+    data, types_ = _checked(data, path, SCHEMA)
     out = dict(data)
     out["settings"] = dict(data["settings"], strategy=from_json(data["settings"]["strategy"], types_),
                            run=from_json(data["settings"]["run"], types_))
