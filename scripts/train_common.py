@@ -103,6 +103,12 @@ def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Ra
         yield (ids, mask, answer, g) if with_index else (ids, mask, answer)
 
 
+def autocast(enabled: bool):
+    """bfloat16 autocast on the CPU (matmuls in bfloat16, accumulation and the optimizer in float32), or a no-op.
+    On a CPU with AMX (Sapphire Rapids and later) a training step runs several times faster."""
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled)
+
+
 def lr_at(step: int, total: int, peak: float, warmup: int) -> float:
     """Linear warm-up, then cosine decay to 10% of the peak."""
     import math

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from train_common import (answer_counts, batches, choose_vocab, command_line, corpus_summary, git_commit,
+from train_common import (answer_counts, autocast, batches, choose_vocab, command_line, corpus_summary, git_commit,
                           load_corpus, lr_at, resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle3_head import build_eagle3, save_eagle3
@@ -120,7 +120,7 @@ def ttt_losses(head, embed, w_draft, in_vocab, ids, mask, answer, low, last, arg
     [B, L]; low [B, L, 3H]; last [B, L, H]; argmax [B, L] (the target's full-vocabulary top-1).
     Depth k at index j predicts the target's distribution at position i = j + k + 1 (token i + 1)."""
     B, L = ids.shape
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", enabled=False):  # the soft labels stay float32 under --bf16
         p = torch.softmax(last @ w_draft.t(), dim=-1)            # target over the draft vocab, [B, L, V_d]
         p_top = p.argmax(-1)
         valid = torch.zeros(B, L, dtype=torch.bool)
@@ -186,6 +186,9 @@ def main(argv=None):
                     help="leave out the first K training sequences (e.g. those an --init-from head already saw)")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bf16", action="store_true",
+                    help="bfloat16 autocast for the head's matmuls (weights, optimizer and losses stay float32): faster "
+                         "where the CPU has AMX / AVX512-BF16")
     ap.add_argument("--head-lr-scale", type=float, default=1.0,
                     help="learning rate of the head's own LM head (and final norm) relative to --lr: below 1 keeps "
                          "the rows copied from the target from drifting while the layer learns")
@@ -270,7 +273,8 @@ def main(argv=None):
         low = gather(store, seqs, group, width, "low", len(layers) * h)
         last = gather(store, seqs, group, width, "last", h)
         argmax = gather(store, seqs, group, width, "argmax", 0, torch.long)
-        return ttt_losses(head, embed, w_draft, in_vocab, ids, mask, answer, low, last, argmax, args.ttt)
+        with autocast(args.bf16):
+            return ttt_losses(head, embed, w_draft, in_vocab, ids, mask, answer, low, last, argmax, args.ttt)
 
     def evaluate():
         head.eval()
@@ -349,7 +353,8 @@ def main(argv=None):
                      "optimizer": "AdamW(0.9, 0.95), warm-up + cosine, grad clip 0.5",
                      "loss": "soft cross-entropy against the target's distribution over the draft vocabulary, at "
                              "answer positions whose target top-1 is in it; no feature loss",
-                     "wall_s": round(wall, 1), "threads": torch.get_num_threads()},
+                     "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
+                     "precision": "bfloat16 autocast (float32 weights, optimizer and losses)" if args.bf16 else "float32"},
         "losses": {"columns": ["step", "loss"] + [f"top1_depth{k + 1}" for k in range(args.ttt)],
                    "rows": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else [])},
         "heldout_evals": {"columns": ["step"] + [f"top1_depth{k + 1}" for k in range(args.ttt)], "rows": evals},

@@ -128,16 +128,18 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     out2 = tmp_path / "eagle3-more"
     script("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out2), "--work", str(tmp_path / "work2"),
            "--vocab", "512", "--ttt", "2", "--batch-tokens", "256", "--init-from", str(out), "--skip-train", "1",
-           "--max-steps", "1")
+           "--max-steps", "1", "--bf16")
     again = load_eagle3(embedded, out2)
+    assert json.loads((out2 / "manifest.json").read_text())["training"]["precision"].startswith("bfloat16")
     assert again.d2t.tolist() == head.d2t.tolist()
     assert json.loads((tmp_path / "work2" / "vocab.json").read_text())["from"].endswith("(warm start)")
     # the speculative draft retrained on the same draft vocabulary and soft labels, warm-started from the shipped one
     dout = tmp_path / "draft"
     script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(dout), "--work", str(tmp_path / "dwork"),
            "--max-steps", "2", "--batch-tokens", "256", "--seq-len", "384", "--vocab", str(work / "vocab.json"),
-           "--features", str(work / "features"), "--init-from", "assets/draft")
+           "--features", str(work / "features"), "--init-from", "assets/draft", "--bf16")
     manifest = json.loads((dout / "manifest.json").read_text())
+    assert manifest["training"]["precision"].startswith("bfloat16")
     assert manifest["vocabulary"]["size"] == 512 and manifest["sha256"]["vocab.safetensors"]
     assert manifest["architecture"]["cost_ratio_multiply_adds"] < 0.05
     draft = load_embedded_draft(embedded, dout)
