@@ -205,8 +205,16 @@ class Bench:
 
     def sizing(self):
         """What one target forward over T new tokens costs here, relative to one token (the verify pass)."""
+        from .layout import last_choice
         from .sizing import forward_costs
 
+        choice = last_choice()  # the CPU weight layout the loader measured (or read, or was told) for this model
+        for kind, ms in choice.get("ms", {}).items():
+            for rows, value in ms.items():
+                self.add("sizing", f"layout {kind}: forward over {rows} tokens, no KV cache", value, "ms",
+                         chosen=kind == choice["layout"])
+        if choice:
+            print(f"  sizing       CPU weight layout: {choice['layout']} ({choice['source']})", file=sys.stderr)
         costs = forward_costs(self.lm, rounds=2 if self.quick else 4)
         for t in (1, 2, 4, 8, 16, 32, 64):
             if t in costs:

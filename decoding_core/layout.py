@@ -7,17 +7,30 @@ the development machine (2 cores, float32, SmolLM2-135M, KV prefix 100; ``python
 study forward-cost``), a forward over 4 new tokens cost 2.1x one token's with MKL's kernels, 1.25x
 with oneDNN's, whose weights are reordered once ("packed") for small row counts.
 
-So on a CPU with oneDNN (``torch.backends.mkldnn``) and float32 weights every ``nn.Linear`` becomes a
-``PackedLinear``: the same module, the same ``weight`` parameter (ties kept, state_dict unchanged),
-plus a packed copy used for inference. Logits agree with the plain kernels to float32 rounding
-(~1e-4; tested: same greedy tokens). Where oneDNN is missing (or for other dtypes) the weights are
-stored column-major instead (same values, strides (1, out)), which MKL streams about twice as fast at
-batch 1. Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the
-plain ``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
+Two layouts, same values:
+- "packed": on a CPU with oneDNN (``torch.backends.mkldnn``) and float32 weights every ``nn.Linear``
+  becomes a ``PackedLinear``: the same module, the same ``weight`` parameter (ties kept, state_dict
+  unchanged), plus a packed copy used for inference. Logits agree with the plain kernels to float32
+  rounding (~1e-4; tested: same greedy tokens).
+- "column": the weights stored column-major (same values, strides (1, out)), which MKL streams about
+  twice as fast at batch 1 as row-major. The only layout where oneDNN is missing or for other dtypes.
+Which one is faster depends on the processor: on the AMD EPYC development machine packed won the verify
+pass by far; on an Intel Xeon with AMX (2026-12-02, ``python scripts/layout_check.py``) column-major
+decoded 1.30x faster (22.1 against 17.0 tokens/s) and verified 4 tokens as fast. So the loader MEASURES
+(``choose_layout``: the model's forward over 1 and over 5 tokens in each layout, the smaller sum wins),
+remembers the result per processor, torch, threads, model and dtype in a small JSON file, and lays out
+drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column`` overrides it.
+Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the plain
+``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
 """
 from __future__ import annotations
 
 import functools
+import json
+import os
+import platform
+import time
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -72,20 +85,139 @@ class PackedLinear(torch.nn.Linear):
         return torch.ops.mkldnn._linear_pointwise(x, self._packed, self.bias, "none", [], "")
 
 
+LAYOUTS = ("packed", "column")
+_chosen: dict = {}  # the last choice made in this process (choose_layout): {"layout", "ms", "source"}
+
+
+def preferred_layout() -> str:
+    """The layout for modules laid out now: DECODING_LAB_LAYOUT if set, else what ``choose_layout`` measured
+    in this process, else "packed" where oneDNN runs; "column" where it does not."""
+    if not packing_available():
+        return "column"
+    forced = os.environ.get("DECODING_LAB_LAYOUT", "")
+    if forced in LAYOUTS:
+        return forced
+    return _chosen.get("layout", "packed")
+
+
+def last_choice() -> dict:
+    """What ``choose_layout`` decided last in this process and from what (empty before any choice)."""
+    return dict(_chosen)
+
+
 @torch.no_grad()
-def decode_layout(module: torch.nn.Module) -> torch.nn.Module:
-    """Lay out every Linear weight of ``module`` for fast CPU decoding (see the module docstring): packed
-    oneDNN linears for float32 where available, else column-major weights. Idempotent; returns ``module``."""
+def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.nn.Module:
+    """Lay out every Linear weight of ``module`` for fast CPU decoding (see the module docstring) in ``layout``
+    ("packed" or "column"; default ``preferred_layout()``): packed oneDNN linears for float32 CPU weights,
+    column-major weights for everything else. Idempotent, and switches a module laid out the other way;
+    returns ``module``."""
+    kind = layout or preferred_layout()
+    if kind not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {kind!r}")
+    use_packed = kind == "packed" and packing_available()
     linears = [(parent, name, child) for parent in module.modules() for name, child in parent.named_children()
-               if isinstance(child, torch.nn.Linear) and not isinstance(child, PackedLinear)]
-    use_packed = packing_available()
+               if isinstance(child, torch.nn.Linear)]
     column: dict[int, torch.nn.Parameter] = {}
     for parent, name, lin in linears:
-        if use_packed and lin.weight.dtype == torch.float32 and lin.weight.device.type == "cpu":
-            setattr(parent, name, PackedLinear.from_linear(lin))
-        else:
-            _column_major(module, lin, column)
+        packable = lin.weight.dtype == torch.float32 and lin.weight.device.type == "cpu"
+        if use_packed and packable:
+            if not isinstance(lin, PackedLinear):
+                setattr(parent, name, PackedLinear.from_linear(lin))
+            continue
+        if isinstance(lin, PackedLinear):  # back to a plain Linear on the same parameters
+            plain = torch.nn.Linear.__new__(torch.nn.Linear)
+            torch.nn.Module.__init__(plain)
+            plain.in_features, plain.out_features, plain.weight, plain.bias = (lin.in_features, lin.out_features,
+                                                                              lin.weight, lin.bias)
+            setattr(parent, name, plain)
+            lin = plain
+        _column_major(module, lin, column)
     return module
+
+
+def _forward_ms(model: torch.nn.Module, rows: tuple[int, ...], rounds: int) -> dict[int, list[float]]:
+    """Milliseconds of the model's forward over each row count (no KV cache), ``rounds`` times each, after a
+    warm-up."""
+    ids = torch.arange(100, 100 + max(rows)).unsqueeze(0) % model.config.vocab_size
+    model(input_ids=ids[:, :1], use_cache=False)
+    times: dict[int, list[float]] = {r: [] for r in rows}
+    for _ in range(rounds):
+        for r in rows:
+            t0 = time.perf_counter()
+            model(input_ids=ids[:, :r], use_cache=False, logits_to_keep=r)
+            times[r].append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def _machine_key(model: torch.nn.Module, name: str) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:  # the model name of the processor (platform.processor() is often just the architecture)
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    dtype = next((p.dtype for p in model.parameters()), torch.float32)
+    return f"{cpu} | torch {torch.__version__} | {torch.get_num_threads()} threads | {name} | {dtype}"
+
+
+@torch.no_grad()  # not inference_mode: weights re-laid out here must keep their version counters
+def choose_layout(model: torch.nn.Module, name: str, store: Path | None = None, rows: tuple[int, ...] = (1, 5),
+                  rounds: int = 5) -> dict:
+    """Lay ``model`` out in the faster layout HERE and remember it for modules laid out later (drafts, heads).
+
+    Where both layouts apply (oneDNN and float32 weights on the CPU) the model's forward is timed over each
+    of ``rows`` new tokens in each layout (the fastest of ``rounds`` in each of two passes, the layouts
+    alternating, so that a busy machine slows both alike; 1 row = plain decoding, 5 = a typical verify pass) and
+    the smaller sum wins. The result is kept in ``store`` (JSON, keyed by processor, torch version,
+    threads, model and dtype) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
+    Returns {"layout", "ms" (per layout, per row count, when measured), "source"}."""
+    global _chosen
+    forced = os.environ.get("DECODING_LAB_LAYOUT", "")
+    float32 = all(p.dtype == torch.float32 for p in model.parameters())
+    if not packing_available() or not float32:  # column-major is the only layout here
+        decode_layout(model, "column")
+        return {"layout": "column", "ms": {}, "source": "the only layout for this device and dtype"}
+    if forced in LAYOUTS:
+        _chosen = {"layout": forced, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
+        decode_layout(model, forced)
+        return dict(_chosen)
+    key = _machine_key(model, name)
+    known = _read_store(store)
+    if key in known and known[key].get("layout") in LAYOUTS:
+        choice = {**known[key], "source": f"measured earlier ({store})"}
+    else:
+        times: dict[str, dict[int, list[float]]] = {"column": {r: [] for r in rows}, "packed": {r: [] for r in rows}}
+        for kind in ("column", "packed") * 2:
+            decode_layout(model, kind)
+            for r, v in _forward_ms(model, rows, rounds).items():
+                times[kind][r] += v
+        ms = {kind: {r: round(min(v), 2) for r, v in per.items()} for kind, per in times.items()}
+        best = min(ms, key=lambda k: sum(ms[k].values()))
+        choice = {"layout": best, "ms": ms, "source": "measured now"}
+        if store is not None:
+            known[key] = {"layout": best, "ms": ms}
+            _write_store(store, known)
+    decode_layout(model, choice["layout"])
+    _chosen = choice
+    return dict(choice)
+
+
+def _read_store(store: Path | None) -> dict:
+    try:
+        data = json.loads(store.read_text()) if store is not None and store.exists() else {}
+    except (OSError, ValueError):
+        return {}  # unreadable: measure again and write it anew
+    return data if isinstance(data, dict) else {}
+
+
+def _write_store(store: Path, data: dict) -> None:
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)
+        tmp = store.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(store)
+    except OSError:
+        pass  # a read-only cache: measure again next time
 
 
 def _column_major(root: torch.nn.Module, lin: torch.nn.Linear, done: dict) -> None:

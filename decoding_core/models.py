@@ -24,7 +24,7 @@ from typing import Callable
 
 import torch
 
-from .layout import decode_layout  # noqa: F401 - part of this module's API
+from .layout import choose_layout, decode_layout  # noqa: F401 - decode_layout is part of this module's API
 from .messages import Msg
 
 log = logging.getLogger(__name__)
@@ -402,6 +402,7 @@ def load_model(
     net = net.to(dev).eval()
     net.requires_grad_(False)
     if dev.type == "cpu":
-        decode_layout(net)
+        say("Choosing the weight layout for this processor", 0.96)
+        choose_layout(net, name, cache_root() / "layout.json")
     say("Model ready", 1.0)
     return LoadedModel(tokenizer, net, name, dev, torch_dtype, time.perf_counter() - t0)

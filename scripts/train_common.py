@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import sys
 import time
@@ -137,6 +138,9 @@ def start_run(args) -> tuple[Path, Path, "Logger"]:
     folders (--work, --out, relative to the repo), the log in WORK/train.log and the seed (--seed)."""
     if args.threads:
         torch.set_num_threads(args.threads)
+    # the oneDNN-packed layout keeps the target's weights row-major: training reads the tied embedding row by row
+    # (column-major storage, which the loader may measure faster for decoding, makes each lookup strided)
+    os.environ.setdefault("DECODING_LAB_LAYOUT", "packed")
     work, out = ROOT / args.work, ROOT / args.out
     work.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)

@@ -1,5 +1,7 @@
 """The target forward backends: a static KV cache gives the same tokens as the dynamic one, torch.compile
 gives the same tokens again, and a compile that fails falls back to the eager static path and says so."""
+import json
+
 import pytest
 import torch
 
@@ -121,7 +123,8 @@ def test_decode_layout_keeps_values_ties_and_logits(tied, packed, monkeypatch):
     x = torch.tensor([[1, 5, 9, 3]])
     before = model(input_ids=x).logits
     values = {k: v.clone() for k, v in model.state_dict().items()}
-    decode_layout(model)
+    kind = "packed" if packed else "column"
+    decode_layout(model, kind)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
     if packed:
         assert all(isinstance(m, layout.PackedLinear) for m in linears)
@@ -132,9 +135,71 @@ def test_decode_layout_keeps_values_ties_and_logits(tied, packed, monkeypatch):
     with torch.inference_mode():
         torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)
     weights = [m.weight for m in linears]
-    decode_layout(model)  # idempotent: nothing is copied again
+    decode_layout(model, kind)  # idempotent: nothing is copied again
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
     assert all(a is m.weight for a, m in zip(weights, linears))
+
+
+def _tiny_llama(tied=True):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, tie_word_embeddings=tied)
+    return LlamaForCausalLM(cfg).eval().requires_grad_(False)
+
+
+def test_decode_layout_switches_between_layouts_keeping_logits_and_ties():
+    from decoding_core import layout
+
+    if not layout.packing_available():
+        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    model = _tiny_llama()
+    x = torch.tensor([[1, 5, 9, 3]])
+    with torch.inference_mode():
+        before = model(input_ids=x).logits
+    for kind in ("packed", "column", "packed", "column"):
+        layout.decode_layout(model, kind)
+        linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+        assert all(isinstance(m, layout.PackedLinear) == (kind == "packed") for m in linears)
+        assert model.get_input_embeddings().weight is model.get_output_embeddings().weight
+        with torch.inference_mode():
+            torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="layout must be one of"):
+        layout.decode_layout(model, "diagonal")
+
+
+def test_choose_layout_measures_remembers_and_can_be_forced(tmp_path, monkeypatch):
+    from decoding_core import layout
+
+    if not layout.packing_available():
+        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    monkeypatch.setattr(layout, "_chosen", {})
+    monkeypatch.delenv("DECODING_LAB_LAYOUT", raising=False)
+    store = tmp_path / "layout.json"
+    model = _tiny_llama()
+    first = layout.choose_layout(model, "tiny", store, rounds=2)
+    assert first["source"] == "measured now" and first["layout"] in layout.LAYOUTS
+    assert set(first["ms"]) == {"packed", "column"} and all(set(v) == {1, 5} for v in first["ms"].values())
+    faster = min(first["ms"], key=lambda k: sum(first["ms"][k].values()))
+    assert first["layout"] == faster and layout.preferred_layout() == faster
+    assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (faster == "packed")
+    # the next load reads the store instead of measuring, and modules laid out later follow the choice
+    again = layout.choose_layout(_tiny_llama(), "tiny", store)
+    assert again["layout"] == faster and again["source"].startswith("measured earlier")
+    head = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(8, 4)))
+    assert isinstance(head[0], layout.PackedLinear) == (faster == "packed")
+    # a damaged store is measured again and rewritten
+    store.write_text("{not json")
+    assert layout.choose_layout(_tiny_llama(), "tiny", store, rounds=1)["source"] == "measured now"
+    assert json.loads(store.read_text())
+    # DECODING_LAB_LAYOUT wins over any measurement
+    other = "column" if faster == "packed" else "packed"
+    monkeypatch.setenv("DECODING_LAB_LAYOUT", other)
+    forced = layout.choose_layout(model, "tiny", store)
+    assert forced == {"layout": other, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
+    assert layout.preferred_layout() == other
+    assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (other == "packed")
 
 
 def test_packed_linear_repacks_a_changed_weight_and_trains_through_f_linear():
