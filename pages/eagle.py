@@ -1,6 +1,5 @@
 """EAGLE: a feature-level draft head, token trees, the tree attention mask, the accepted path."""
 import html
-import re
 
 import streamlit as st
 
@@ -201,7 +200,7 @@ def explain(kind: str) -> None:
         v = info["vocabulary"]
         lines.append(t("eagle.vocab", size=v["size"], coverage=v["heldout_answer_coverage"]))
     if held:
-        lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held["setting"])))
+        lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held)))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))
@@ -214,18 +213,14 @@ def explain(kind: str) -> None:
         st.json(info, expanded=False)
 
 
-SETTING = re.compile(r"dynamic tree top-k (\d+), depth (\d+), total (\d+), greedy, (\d+) held-out instructions, "
-                     r"(\d+) new tokens")
-
-
-def setting_words(text: str) -> str:
-    """The held-out setting scripts/eval_tau.py writes into a manifest, in the session's language (another
-    text as it is)."""
-    m = SETTING.fullmatch(text or "")
-    if not m:
-        return text
-    k, depth, total, prompts, new = (int(x) for x in m.groups())
-    return t("eagle.heldout_setting", k=k, depth=depth, total=total, prompts=prompts, new=new)
+def setting_words(held: dict) -> str:
+    """The held-out setting that scripts/eval_tau.py writes into a manifest (its "params" fields), in the
+    session's language; a manifest without them shows its "setting" text as it is."""
+    p = held.get("params") or {}
+    if p.get("tree") != "dynamic":
+        return held.get("setting", "")
+    return t("eagle.heldout_setting", k=p["top_k"], depth=p["depth"], total=p["total_tokens"], prompts=p["prompts"],
+             new=p["new_tokens"])
 
 
 if __name__ == "__main__":

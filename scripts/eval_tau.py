@@ -78,6 +78,8 @@ def main(argv=None):
                             "method": "replay of the largest tree at every position of the greedy output "
                                       "(decoding_core/sizing.py tree_tau_table)"},
             "heldout_tau": {**direct, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {setting}",
+                            "params": {"tree": "dynamic", "top_k": args.tree_top_k, "depth": 5, "total_tokens": 32,
+                                       "prompts": len(prompts), "new_tokens": n},
                             "replay_tau_same_size": round(table[(32, 5)], 4)},
             "heldout_tau_static": {**static, "setting": f"reference static tree (26 tokens), {setting}"},
         }
