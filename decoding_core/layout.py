@@ -18,7 +18,7 @@ Which one is faster depends on the processor: on the AMD EPYC development machin
 pass by far; on an Intel Xeon with AMX (2026-12-02, ``python scripts/layout_check.py``) column-major
 decoded 1.30x faster (22.1 against 17.0 tokens/s) and verified 4 tokens as fast. So the loader MEASURES
 (``choose_layout``: the model's forward over 1 and over 5 tokens in each layout, the smaller sum wins),
-remembers the result per processor, torch, threads, model and dtype in a small JSON file, and lays out
+remembers the result per processor, torch, threads, model size and dtype in a small JSON file, and lays out
 drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column`` overrides it.
 Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the plain
 ``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
@@ -149,7 +149,9 @@ def _forward_ms(model: torch.nn.Module, rows: tuple[int, ...], rounds: int) -> d
     return times
 
 
-def _machine_key(model: torch.nn.Module, name: str) -> str:
+def _machine_key(model: torch.nn.Module) -> str:
+    """Processor, torch, threads, and the model's kind, size and dtype (what the timing depends on; not its path,
+    so that local copies of one model share one entry)."""
     cpu = platform.processor() or platform.machine()
     try:  # the model name of the processor (platform.processor() is often just the architecture)
         cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -157,11 +159,12 @@ def _machine_key(model: torch.nn.Module, name: str) -> str:
     except (OSError, StopIteration):
         pass
     dtype = next((p.dtype for p in model.parameters()), torch.float32)
-    return f"{cpu} | torch {torch.__version__} | {torch.get_num_threads()} threads | {name} | {dtype}"
+    size = sum(p.numel() for p in model.parameters())
+    return f"{cpu} | torch {torch.__version__} | {torch.get_num_threads()} threads | {type(model).__name__} {size:,} | {dtype}"
 
 
 @torch.no_grad()  # not inference_mode: weights re-laid out here must keep their version counters
-def choose_layout(model: torch.nn.Module, name: str, store: Path | None = None, rows: tuple[int, ...] = (1, 5),
+def choose_layout(model: torch.nn.Module, store: Path | None = None, rows: tuple[int, ...] = (1, 5),
                   rounds: int = 5) -> dict:
     """Lay ``model`` out in the faster layout HERE and remember it for modules laid out later (drafts, heads).
 
@@ -169,7 +172,7 @@ def choose_layout(model: torch.nn.Module, name: str, store: Path | None = None, 
     of ``rows`` new tokens in each layout (the fastest of ``rounds`` in each of two passes, the layouts
     alternating, so that a busy machine slows both alike; 1 row = plain decoding, 5 = a typical verify pass) and
     the smaller sum wins. The result is kept in ``store`` (JSON, keyed by processor, torch version,
-    threads, model and dtype) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
+    threads, the model's class and parameter count, and dtype) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
     Returns {"layout", "ms" (per layout, per row count, when measured), "source"}."""
     global _chosen
     forced = os.environ.get("DECODING_LAB_LAYOUT", "")
@@ -181,7 +184,7 @@ def choose_layout(model: torch.nn.Module, name: str, store: Path | None = None, 
         _chosen = {"layout": forced, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
         decode_layout(model, forced)
         return dict(_chosen)
-    key = _machine_key(model, name)
+    key = _machine_key(model)
     known = _read_store(store)
     if key in known and known[key].get("layout") in LAYOUTS:
         choice = {**known[key], "source": f"measured earlier ({store})"}

@@ -403,6 +403,6 @@ def load_model(
     net.requires_grad_(False)
     if dev.type == "cpu":
         say("Choosing the weight layout for this processor", 0.96)
-        choose_layout(net, name, cache_root() / "layout.json")
+        choose_layout(net, cache_root() / "layout.json")
     say("Model ready", 1.0)
     return LoadedModel(tokenizer, net, name, dev, torch_dtype, time.perf_counter() - t0)

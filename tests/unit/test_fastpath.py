@@ -178,25 +178,25 @@ def test_choose_layout_measures_remembers_and_can_be_forced(tmp_path, monkeypatc
     monkeypatch.delenv("DECODING_LAB_LAYOUT", raising=False)
     store = tmp_path / "layout.json"
     model = _tiny_llama()
-    first = layout.choose_layout(model, "tiny", store, rounds=2)
+    first = layout.choose_layout(model, store, rounds=2)
     assert first["source"] == "measured now" and first["layout"] in layout.LAYOUTS
     assert set(first["ms"]) == {"packed", "column"} and all(set(v) == {1, 5} for v in first["ms"].values())
     faster = min(first["ms"], key=lambda k: sum(first["ms"][k].values()))
     assert first["layout"] == faster and layout.preferred_layout() == faster
     assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (faster == "packed")
     # the next load reads the store instead of measuring, and modules laid out later follow the choice
-    again = layout.choose_layout(_tiny_llama(), "tiny", store)
+    again = layout.choose_layout(_tiny_llama(), store)
     assert again["layout"] == faster and again["source"].startswith("measured earlier")
     head = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(8, 4)))
     assert isinstance(head[0], layout.PackedLinear) == (faster == "packed")
     # a damaged store is measured again and rewritten
     store.write_text("{not json")
-    assert layout.choose_layout(_tiny_llama(), "tiny", store, rounds=1)["source"] == "measured now"
+    assert layout.choose_layout(_tiny_llama(), store, rounds=1)["source"] == "measured now"
     assert json.loads(store.read_text())
     # DECODING_LAB_LAYOUT wins over any measurement
     other = "column" if faster == "packed" else "packed"
     monkeypatch.setenv("DECODING_LAB_LAYOUT", other)
-    forced = layout.choose_layout(model, "tiny", store)
+    forced = layout.choose_layout(model, store)
     assert forced == {"layout": other, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
     assert layout.preferred_layout() == other
     assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (other == "packed")
