@@ -186,8 +186,8 @@ def explain(kind: str) -> None:
              r"\qquad q = \mathrm{softmax}\big(\mathrm{lm\_head}_{\text{target}}(\hat f_{i+1})\big)")
     st.markdown(t("eagle.why3"))
     st.latex(r"\textbf{EAGLE-3:}\quad g_i = \mathrm{fc}([h^{(2)}_i; h^{(15)}_i; h^{(27)}_i]),\quad "
-             r"o_i = \mathrm{Layer}\big([\mathrm{norm}(\mathrm{embed}(t_{i+1})); \mathrm{norm}(g_i)]\big),\quad "
-             r"q = \mathrm{softmax}(\mathrm{lm\_head}_{V_d}(\mathrm{norm}(o_i)))")
+             r"o_i = \mathrm{Layer}\big([\mathrm{norm}(\mathrm{embed}(t_{i+1})); \mathrm{norm}(g_i)]\big),")
+    st.latex(r"q = \mathrm{softmax}(\mathrm{lm\_head}_{V_d}(\mathrm{norm}(o_i)))")  # two lines: one overflows 1280 px
     info = head_manifest(kind)
     if not info:
         return
