@@ -23,8 +23,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (ROOT, autocast, batches, command_line, corpus_summary, git_commit, load_checkpoint, load_corpus, lr_at,
-                          resume, save_checkpoint, start_run, write_manifest)
+from train_common import (BF16_HELP, ROOT, autocast, batches, command_line, corpus_summary, git_commit, load_checkpoint,
+                          load_corpus, lr_at, precision, resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from_target, save_draft,
                                  trainable_state)
@@ -90,9 +90,7 @@ def main(argv=None):
     ap.add_argument("--ckpt-every", type=int, default=50)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bf16", action="store_true",
-                    help="bfloat16 autocast for the forward and backward matmuls (weights and optimizer stay float32): "
-                         "several times faster where the CPU has AMX / AVX512-BF16")
+    ap.add_argument("--bf16", action="store_true", help=BF16_HELP)
     ap.add_argument("--distill", default=None, help="target features cached by train_eagle.py (runs/eagle/features.pt): "
                     "adds soft-label distillation against the target's full distribution lm_head(f)")
     ap.add_argument("--w-soft", type=float, default=1.0)
@@ -239,7 +237,7 @@ def main(argv=None):
                      "lr": args.lr, "optimizer": "AdamW(0.9, 0.95), cosine, grad clip 1.0", "loss": "cross-entropy on "
                      "the target's greedy answer tokens" + (f" + {args.w_soft} x soft cross-entropy against the target's "
                      "distribution (distillation)" if args.distill else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
-                     "precision": "bfloat16 autocast (float32 weights, optimizer and losses)" if args.bf16 else "float32"},
+                     "precision": precision(args.bf16)},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
         "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},
         "sha256": {"draft.safetensors": digest,

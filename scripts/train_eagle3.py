@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from train_common import (answer_counts, autocast, batches, choose_vocab, command_line, corpus_summary, git_commit,
-                          load_corpus, lr_at, resume, save_checkpoint, start_run, write_manifest)
+from train_common import (BF16_HELP, answer_counts, autocast, batches, choose_vocab, command_line, corpus_summary, git_commit,
+                          load_corpus, lr_at, precision, resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle3_head import build_eagle3, save_eagle3
 from decoding_core.models import load_model
@@ -186,9 +186,7 @@ def main(argv=None):
                     help="leave out the first K training sequences (e.g. those an --init-from head already saw)")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bf16", action="store_true",
-                    help="bfloat16 autocast for the head's matmuls (weights, optimizer and losses stay float32): faster "
-                         "where the CPU has AMX / AVX512-BF16")
+    ap.add_argument("--bf16", action="store_true", help=BF16_HELP)
     ap.add_argument("--head-lr-scale", type=float, default=1.0,
                     help="learning rate of the head's own LM head (and final norm) relative to --lr: below 1 keeps "
                          "the rows copied from the target from drifting while the layer learns")
@@ -354,7 +352,7 @@ def main(argv=None):
                      "loss": "soft cross-entropy against the target's distribution over the draft vocabulary, at "
                              "answer positions whose target top-1 is in it; no feature loss",
                      "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
-                     "precision": "bfloat16 autocast (float32 weights, optimizer and losses)" if args.bf16 else "float32"},
+                     "precision": precision(args.bf16)},
         "losses": {"columns": ["step", "loss"] + [f"top1_depth{k + 1}" for k in range(args.ttt)],
                    "rows": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else [])},
         "heldout_evals": {"columns": ["step"] + [f"top1_depth{k + 1}" for k in range(args.ttt)], "rows": evals},
