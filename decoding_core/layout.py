@@ -35,7 +35,10 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from . import kernels
+
 PACK_ROWS = 8  # the row count oneDNN lays the packed weights out for (measured best for 1-16 rows)
+BLOCKED_MAX_ROWS = 32  # rows up to which the blocked kernel runs (beyond, MKL is as fast: scripts/layout_check.py --matrices)
 
 
 @functools.lru_cache(maxsize=None)
@@ -53,11 +56,14 @@ def packing_available() -> bool:
         return False
 
 
-class PackedLinear(torch.nn.Linear):
-    """``nn.Linear`` whose inference forward runs oneDNN on a packed copy of ``weight`` (CPU, float32)."""
+class _CopyLinear(torch.nn.Linear):
+    """``nn.Linear`` whose inference forward runs a faster kernel on a re-laid-out copy of ``weight``: the same
+    module, the same ``weight`` parameter (ties kept, state_dict unchanged). Training (grad enabled with an
+    input or weight that needs grad), compile traces and other dtypes or devices use the plain ``F.linear``; a
+    weight changed in place, reassigned or moved is copied again on the next call."""
 
     @classmethod
-    def from_linear(cls, lin: torch.nn.Linear) -> "PackedLinear":
+    def from_linear(cls, lin: torch.nn.Linear):
         new = cls.__new__(cls)
         torch.nn.Module.__init__(new)
         new.in_features, new.out_features = lin.in_features, lin.out_features
@@ -66,9 +72,15 @@ class PackedLinear(torch.nn.Linear):
         new._repack()
         return new
 
+    def _copy(self, weight: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _fast(self, x: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
     def _repack(self) -> None:
         with torch.no_grad():
-            self._packed = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach().contiguous(), PACK_ROWS)
+            self._packed = self._copy(self.weight.detach())
         self._packed_of = self._weight_state()
 
     def _weight_state(self) -> tuple:
@@ -76,28 +88,75 @@ class PackedLinear(torch.nn.Linear):
         w = self.weight
         return id(w), w.data_ptr(), w._version
 
+    def _plain(self, x: torch.Tensor) -> bool:
+        return (torch.compiler.is_compiling() or (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
+                or x.dtype != torch.float32 or x.device.type != "cpu" or self.weight.dtype != torch.float32)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if (torch.compiler.is_compiling() or (torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad))
-                or x.dtype != torch.float32 or x.device.type != "cpu"):
+        if self._plain(x):
             return F.linear(x, self.weight, self.bias)
-        if self._weight_state() != self._packed_of:  # changed in place, reassigned or moved: pack again
+        if self._weight_state() != self._packed_of:
             self._repack()
+        return self._fast(x)
+
+
+class PackedLinear(_CopyLinear):
+    """oneDNN's linear on a copy of ``weight`` packed for small row counts (CPU, float32)."""
+
+    def _copy(self, weight: torch.Tensor) -> torch.Tensor:
+        return torch.ops.mkldnn._reorder_linear_weight(weight.contiguous(), PACK_ROWS)
+
+    def _fast(self, x: torch.Tensor) -> torch.Tensor:
         return torch.ops.mkldnn._linear_pointwise(x, self._packed, self.bias, "none", [], "")
 
 
-LAYOUTS = ("packed", "column")
+class BlockedLinear(_CopyLinear):
+    """One row: MKL on the column-major ``weight``; 2 to BLOCKED_MAX_ROWS rows: this project's blocked kernel
+    (``kernels.py``) on a copy in blocks of 64 outputs, which streams the weights once at close to the memory's
+    speed for up to ~8 rows; more rows: MKL again (it catches up where the work is compute-bound)."""
+
+    def _copy(self, weight: torch.Tensor) -> torch.Tensor:
+        return kernels.pack(weight)
+
+    def _fast(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x.numel() // max(1, x.shape[-1])
+        if rows < 2 or rows > BLOCKED_MAX_ROWS:
+            return F.linear(x, self.weight, self.bias)
+        return kernels.blocked_linear(x, self._packed, self.bias, self.out_features)
+
+
+LAYOUTS = ("packed", "column", "blocked")
 _chosen: dict = {}  # the last choice made in this process (choose_layout): {"layout", "ms", "source"}
 
 
+def available_layouts() -> tuple[str, ...]:
+    """The layouts that run here: "column" always; "packed" where oneDNN runs; "blocked" where the kernel
+    library built (``kernels.available()``)."""
+    return tuple(k for k, ok in (("packed", packing_available()), ("column", True), ("blocked", kernels.available()))
+                 if ok)
+
+
 def preferred_layout() -> str:
-    """The layout for modules laid out now: DECODING_LAB_LAYOUT if set, else what ``choose_layout`` measured
-    in this process, else "packed" where oneDNN runs; "column" where it does not."""
-    if not packing_available():
-        return "column"
+    """The layout for modules laid out now: DECODING_LAB_LAYOUT if set (and it runs here), else what
+    ``choose_layout`` measured in this process, else "packed" where oneDNN runs; "column" where it does not."""
+    usable = available_layouts()
     forced = os.environ.get("DECODING_LAB_LAYOUT", "")
-    if forced in LAYOUTS:
+    if forced in usable:
         return forced
-    return _chosen.get("layout", "packed")
+    chosen = _chosen.get("layout")
+    if chosen in usable:
+        return chosen
+    return "packed" if "packed" in usable else "column"
+
+
+def layout_of(lin: torch.nn.Linear) -> str:
+    """Which layout a Linear is in: "packed", "blocked" or "column" (else "row")."""
+    if isinstance(lin, PackedLinear):
+        return "packed"
+    if isinstance(lin, BlockedLinear):
+        return "blocked"
+    w = lin.weight
+    return "column" if w.dim() == 2 and w.stride() == (1, w.shape[0]) else "row"
 
 
 def last_choice() -> dict:
@@ -114,24 +173,31 @@ def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.n
     kind = layout or preferred_layout()
     if kind not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {kind!r}")
-    use_packed = kind == "packed" and packing_available()
+    if kind not in available_layouts():
+        kind = "column"  # the layout that runs everywhere
     linears = [(parent, name, child) for parent in module.modules() for name, child in parent.named_children()
                if isinstance(child, torch.nn.Linear)]
     column: dict[int, torch.nn.Parameter] = {}
+    wrap = {"packed": PackedLinear, "blocked": BlockedLinear}.get(kind)
     for parent, name, lin in linears:
         packable = lin.weight.dtype == torch.float32 and lin.weight.device.type == "cpu"
-        if use_packed and packable:
-            if not isinstance(lin, PackedLinear):
-                setattr(parent, name, PackedLinear.from_linear(lin))
+        if wrap is not None and packable and type(lin) is wrap:
             continue
-        if isinstance(lin, PackedLinear):  # back to a plain Linear on the same parameters
+        if isinstance(lin, _CopyLinear):  # back to a plain Linear on the same parameters
             plain = torch.nn.Linear.__new__(torch.nn.Linear)
             torch.nn.Module.__init__(plain)
             plain.in_features, plain.out_features, plain.weight, plain.bias = (lin.in_features, lin.out_features,
                                                                               lin.weight, lin.bias)
             setattr(parent, name, plain)
             lin = plain
-        _column_major(module, lin, column)
+        if kind != "packed" or not packable:
+            _column_major(module, lin, column)
+    if wrap is not None:  # after every weight is laid out: ties were re-pointed to the column-major copies
+        for parent in list(module.modules()):
+            for name, child in list(parent.named_children()):
+                if (isinstance(child, torch.nn.Linear) and type(child) is not wrap and child.weight.dtype == torch.float32
+                        and child.weight.device.type == "cpu"):
+                    setattr(parent, name, wrap.from_linear(child))
     return module
 
 
@@ -168,8 +234,8 @@ def choose_layout(model: torch.nn.Module, store: Path | None = None, rows: tuple
                   rounds: int = 5) -> dict:
     """Lay ``model`` out in the faster layout HERE and remember it for modules laid out later (drafts, heads).
 
-    Where both layouts apply (oneDNN and float32 weights on the CPU) the model's forward is timed over each
-    of ``rows`` new tokens in each layout (the fastest of ``rounds`` in each of two passes, the layouts
+    Where more than one layout runs (float32 weights on the CPU; oneDNN for "packed", the kernel library for
+    "blocked") the model's forward is timed over each of ``rows`` new tokens in each layout (the fastest of ``rounds`` in each of two passes, the layouts
     alternating, so that a busy machine slows both alike; 1 row = plain decoding, 5 = a typical verify pass) and
     the smaller sum wins. The result is kept in ``store`` (JSON, keyed by processor, torch version,
     threads, the model's class and parameter count, and dtype) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
@@ -177,20 +243,22 @@ def choose_layout(model: torch.nn.Module, store: Path | None = None, rows: tuple
     global _chosen
     forced = os.environ.get("DECODING_LAB_LAYOUT", "")
     float32 = all(p.dtype == torch.float32 for p in model.parameters())
-    if not packing_available() or not float32:  # column-major is the only layout here
+    usable = available_layouts()
+    on_cpu = all(p.device.type == "cpu" for p in model.parameters())
+    if len(usable) < 2 or not float32 or not on_cpu:  # column-major is the only layout here
         decode_layout(model, "column")
         return {"layout": "column", "ms": {}, "source": "the only layout for this device and dtype"}
-    if forced in LAYOUTS:
+    if forced in usable:
         _chosen = {"layout": forced, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
         decode_layout(model, forced)
         return dict(_chosen)
-    key = _machine_key(model)
+    key = f"{_machine_key(model)} | {','.join(usable)}"  # a layout that becomes available is measured anew
     known = _read_store(store)
-    if key in known and known[key].get("layout") in LAYOUTS:
+    if key in known and known[key].get("layout") in usable:
         choice = {**known[key], "source": f"measured earlier ({store})"}
     else:
-        times: dict[str, dict[int, list[float]]] = {"column": {r: [] for r in rows}, "packed": {r: [] for r in rows}}
-        for kind in ("column", "packed") * 2:
+        times: dict[str, dict[int, list[float]]] = {kind: {r: [] for r in rows} for kind in usable}
+        for kind in usable * 2:
             decode_layout(model, kind)
             for r, v in _forward_ms(model, rows, rounds).items():
                 times[kind][r] += v

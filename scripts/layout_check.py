@@ -1,9 +1,10 @@
 """The CPU weight layout's effect: greedy tokens/s and a 4-token verify pass with Linear weights row-major
-([out, in], as loaded by transformers), column-major, and packed for oneDNN (``decoding_core.layout``,
-what the loader uses on CPU where oneDNN is available), timed in alternation, plus the largest logit
-difference against row-major.
+([out, in], as loaded by transformers), column-major, packed for oneDNN, and blocked for this project's
+kernel (``decoding_core.layout``; the loader measures and picks one), timed in alternation, plus the largest
+logit difference against row-major.
 
     python scripts/layout_check.py [--dtype float32|bfloat16] [--tokens 32] [--rounds 4]
+    python scripts/layout_check.py --matrices    # GB/s of single matrices of the model's shapes by row count
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from decoding_core.models import decode_layout, load_model  # noqa: E402
 @torch.no_grad()
 def relayout(model: torch.nn.Module, kind: str) -> None:
     """Every Linear as a plain nn.Linear with its weight row-major or column-major, or packed (ties kept)."""
-    from decoding_core.layout import PackedLinear, _column_major
+    from decoding_core.layout import BlockedLinear, PackedLinear, _column_major
 
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):
@@ -46,9 +47,46 @@ def relayout(model: torch.nn.Module, kind: str) -> None:
         for m in list(model.modules()):
             if type(m) is torch.nn.Linear:
                 _column_major(model, m, col)
-    elif kind == "packed":
-        decode_layout(model)
-        assert any(isinstance(m, PackedLinear) for m in model.modules()), "oneDNN packing is unavailable here"
+    elif kind in ("packed", "blocked"):
+        decode_layout(model, kind)
+        assert any(isinstance(m, PackedLinear if kind == "packed" else BlockedLinear) for m in model.modules()), (
+            f"the {kind} layout is unavailable here")
+
+
+def matrices(rounds: int) -> int:
+    """Each of the model's matrix shapes, as many copies as the model reads per token (so that they stream from
+    memory, not cache), multiplied by 1-16 rows in each layout: milliseconds and GB/s of weights read."""
+    from decoding_core import kernels, layout
+
+    def best(fn):
+        fn()
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    gen = torch.Generator().manual_seed(0)
+    for out_f, in_f, copies in ((1536, 576, 60), (576, 1536, 30), (49152, 576, 1)):
+        ws = [torch.randn(out_f, in_f, generator=gen) for _ in range(copies)]
+        forms = {"row-major": [(torch.nn.functional.linear, w) for w in ws],
+                 "column-major": [(torch.nn.functional.linear, w.t().contiguous().t()) for w in ws]}
+        if layout.packing_available():
+            forms["packed"] = [(lambda x, p: torch.ops.mkldnn._linear_pointwise(x, p, None, "none", [], ""),
+                                torch.ops.mkldnn._reorder_linear_weight(w, layout.PACK_ROWS)) for w in ws]
+        if kernels.available():
+            forms["blocked"] = [(lambda x, b, o=out_f: kernels.blocked_linear(x, b, None, o), kernels.pack(w)) for w in ws]
+        mb = copies * out_f * in_f * 4 / 1e6
+        print(f"[{out_f} x {in_f}] x {copies} ({mb:.0f} MB)")
+        for rows in (1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32):
+            x = torch.randn(rows, in_f, generator=gen)
+            cells = []
+            for name, pairs in forms.items():
+                secs = best(lambda: [f(x, w) for f, w in pairs])
+                cells.append(f"{name} {1000 * secs:5.1f} ms {mb / 1000 / secs:4.0f} GB/s")
+            print(f"  {rows:2d} rows: " + " | ".join(cells))
+    return 0
 
 
 def main() -> int:
@@ -56,10 +94,16 @@ def main() -> int:
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     ap.add_argument("--tokens", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--matrices", action="store_true", help="time single matrices by row count instead")
     args = ap.parse_args()
+    if args.matrices:
+        return matrices(max(3, args.rounds))
     lm = load_model(device="cpu", dtype=args.dtype)
     ids = lm.encode("Explain photosynthesis in simple terms.", chat=True)
-    kinds = ["row-major", "column-major"] + (["packed"] if args.dtype == "float32" else [])
+    from decoding_core.layout import available_layouts
+
+    kinds = ["row-major", "column-major"] + ([k for k in ("packed", "blocked") if k in available_layouts()]
+                                              if args.dtype == "float32" else [])
 
     def greedy():
         t0 = time.perf_counter()

@@ -105,17 +105,16 @@ def test_compiled_forward_equals_eager():
         assert compiled.metrics["compile_fallback"]
 
 
-@pytest.mark.parametrize("packed", [True, False])
+@pytest.mark.parametrize("kind", ["packed", "column", "blocked"])
 @pytest.mark.parametrize("tied", [False, True])
-def test_decode_layout_keeps_values_ties_and_logits(tied, packed, monkeypatch):
+def test_decode_layout_keeps_values_ties_and_logits(tied, kind):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     from decoding_core import layout
     from decoding_core.models import decode_layout
 
-    if packed and not layout.packing_available():
-        pytest.skip("oneDNN's packed linear is not available in this torch build")
-    monkeypatch.setattr(layout, "packing_available", lambda: packed)
+    if kind not in layout.available_layouts():
+        pytest.skip(f"the {kind} layout does not run here")
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
                       num_key_value_heads=2, tie_word_embeddings=tied)
@@ -123,17 +122,17 @@ def test_decode_layout_keeps_values_ties_and_logits(tied, packed, monkeypatch):
     x = torch.tensor([[1, 5, 9, 3]])
     before = model(input_ids=x).logits
     values = {k: v.clone() for k, v in model.state_dict().items()}
-    kind = "packed" if packed else "column"
     decode_layout(model, kind)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    if packed:
-        assert all(isinstance(m, layout.PackedLinear) for m in linears)
-    else:
+    wrapper = {"packed": layout.PackedLinear, "blocked": layout.BlockedLinear}.get(kind)
+    assert all(type(m) is (wrapper or torch.nn.Linear) for m in linears)
+    if kind != "packed":
         assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
     assert all(torch.equal(v, model.state_dict()[k]) for k, v in values.items())
     assert (model.get_input_embeddings().weight is model.get_output_embeddings().weight) == tied
     with torch.inference_mode():
         torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(model(input_ids=x[:, :1]).logits, before[:, :1], rtol=1e-4, atol=1e-4)
     weights = [m.weight for m in linears]
     decode_layout(model, kind)  # idempotent: nothing is copied again
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
@@ -152,16 +151,18 @@ def _tiny_llama(tied=True):
 def test_decode_layout_switches_between_layouts_keeping_logits_and_ties():
     from decoding_core import layout
 
-    if not layout.packing_available():
-        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    usable = layout.available_layouts()
+    if len(usable) < 2:
+        pytest.skip("only one layout runs here")
     model = _tiny_llama()
     x = torch.tensor([[1, 5, 9, 3]])
     with torch.inference_mode():
         before = model(input_ids=x).logits
-    for kind in ("packed", "column", "packed", "column"):
+    for kind in usable * 2:
         layout.decode_layout(model, kind)
         linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
         assert all(isinstance(m, layout.PackedLinear) == (kind == "packed") for m in linears)
+        assert all(isinstance(m, layout.BlockedLinear) == (kind == "blocked") for m in linears)
         assert model.get_input_embeddings().weight is model.get_output_embeddings().weight
         with torch.inference_mode():
             torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)
@@ -172,34 +173,34 @@ def test_decode_layout_switches_between_layouts_keeping_logits_and_ties():
 def test_choose_layout_measures_remembers_and_can_be_forced(tmp_path, monkeypatch):
     from decoding_core import layout
 
-    if not layout.packing_available():
-        pytest.skip("oneDNN's packed linear is not available in this torch build")
+    if len(layout.available_layouts()) < 2:
+        pytest.skip("only one layout runs here")
     monkeypatch.setattr(layout, "_chosen", {})
     monkeypatch.delenv("DECODING_LAB_LAYOUT", raising=False)
     store = tmp_path / "layout.json"
     model = _tiny_llama()
     first = layout.choose_layout(model, store, rounds=2)
     assert first["source"] == "measured now" and first["layout"] in layout.LAYOUTS
-    assert set(first["ms"]) == {"packed", "column"} and all(set(v) == {1, 5} for v in first["ms"].values())
+    assert set(first["ms"]) == set(layout.available_layouts()) and all(set(v) == {1, 5} for v in first["ms"].values())
     faster = min(first["ms"], key=lambda k: sum(first["ms"][k].values()))
     assert first["layout"] == faster and layout.preferred_layout() == faster
-    assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (faster == "packed")
+    assert layout.layout_of(model.get_output_embeddings()) == faster
     # the next load reads the store instead of measuring, and modules laid out later follow the choice
     again = layout.choose_layout(_tiny_llama(), store)
     assert again["layout"] == faster and again["source"].startswith("measured earlier")
     head = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(8, 4)))
-    assert isinstance(head[0], layout.PackedLinear) == (faster == "packed")
+    assert layout.layout_of(head[0]) == faster
     # a damaged store is measured again and rewritten
     store.write_text("{not json")
     assert layout.choose_layout(_tiny_llama(), store, rounds=1)["source"] == "measured now"
     assert json.loads(store.read_text())
     # DECODING_LAB_LAYOUT wins over any measurement
-    other = "column" if faster == "packed" else "packed"
+    other = next(k for k in layout.available_layouts() if k != faster)
     monkeypatch.setenv("DECODING_LAB_LAYOUT", other)
     forced = layout.choose_layout(model, store)
     assert forced == {"layout": other, "ms": {}, "source": "DECODING_LAB_LAYOUT"}
     assert layout.preferred_layout() == other
-    assert isinstance(model.get_output_embeddings(), layout.PackedLinear) == (other == "packed")
+    assert layout.layout_of(model.get_output_embeddings()) == other
 
 
 def test_packed_linear_repacks_a_changed_weight_and_trains_through_f_linear():

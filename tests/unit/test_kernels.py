@@ -1,0 +1,84 @@
+"""The blocked small-batch linear kernel (decoding_core/kernels.py) and the "blocked" layout built on it."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from decoding_core import kernels, layout
+
+needs_kernel = pytest.mark.skipif(not kernels.available(), reason=f"kernel unavailable: {kernels.unavailable_reason()}")
+
+
+@needs_kernel
+@pytest.mark.parametrize("out_features,in_features", [(64, 16), (70, 20), (130, 33), (1, 5), (200, 64)])
+@pytest.mark.parametrize("bias", [False, True])
+def test_blocked_linear_equals_f_linear_for_every_row_count(out_features, in_features, bias):
+    gen = torch.Generator().manual_seed(out_features * 1000 + in_features)
+    w = torch.randn(out_features, in_features, generator=gen)
+    b = torch.randn(out_features, generator=gen) if bias else None
+    blocks = kernels.pack(w)
+    assert blocks.shape == (-(-out_features // 64), in_features, 64)
+    for rows in (1, 2, 3, 5, 6, 7, 12, 13, 20):
+        x = torch.randn(rows, in_features, generator=gen)
+        torch.testing.assert_close(kernels.blocked_linear(x, blocks, b, out_features), F.linear(x, w, b),
+                                   rtol=1e-5, atol=1e-5)
+
+
+@needs_kernel
+def test_blocked_linear_is_batch_invariant_and_keeps_leading_dims():
+    """Each row's output is the same bits whatever else is in the batch (one sequential sum per output)."""
+    gen = torch.Generator().manual_seed(1)
+    w = torch.randn(300, 96, generator=gen)
+    blocks = kernels.pack(w)
+    x = torch.randn(1, 11, 96, generator=gen)
+    full = kernels.blocked_linear(x, blocks, None, 300)
+    assert full.shape == (1, 11, 300)
+    for i in range(11):
+        assert torch.equal(kernels.blocked_linear(x[:, i:i + 1], blocks, None, 300)[0, 0], full[0, i])
+    # a non-contiguous input gives the same result as its contiguous copy
+    xt = torch.randn(96, 4, generator=gen).t()
+    assert not xt.is_contiguous()
+    assert torch.equal(kernels.blocked_linear(xt, blocks, None, 300), kernels.blocked_linear(xt.contiguous(), blocks, None, 300))
+
+
+@needs_kernel
+def test_blocked_module_dispatches_repacks_and_trains_through_f_linear():
+    torch.manual_seed(0)
+    plain = torch.nn.Linear(40, 90)
+    lin = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(40, 90)), "blocked")[0]
+    assert isinstance(lin, layout.BlockedLinear) and layout.layout_of(lin) == "blocked"
+    with torch.no_grad():
+        lin.weight.copy_(plain.weight)
+        lin.bias.copy_(plain.bias)
+        for rows in (1, 2, 5, layout.BLOCKED_MAX_ROWS, layout.BLOCKED_MAX_ROWS + 3):  # 1 and > max rows: MKL
+            x = torch.randn(rows, 40)
+            torch.testing.assert_close(lin(x), plain(x), rtol=1e-5, atol=1e-5)
+        lin.weight.mul_(2.0)  # in place: the blocked copy is stale until the next call copies it again
+        x = torch.randn(4, 40)
+        torch.testing.assert_close(lin(x), x @ lin.weight.t() + lin.bias, rtol=1e-5, atol=1e-5)
+    x = torch.randn(3, 40, requires_grad=True)
+    lin(x).sum().backward()
+    assert lin.weight.grad is not None and x.grad is not None
+
+
+def test_without_the_kernel_the_blocked_layout_falls_back_to_column(monkeypatch):
+    monkeypatch.setenv("DECODING_LAB_KERNELS", "off")
+    kernels._library.cache_clear()
+    try:
+        assert not kernels.available() and kernels.unavailable_reason() == "DECODING_LAB_KERNELS=off"
+        assert "blocked" not in layout.available_layouts()
+        lin = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(8, 4)), "blocked")[0]
+        assert layout.layout_of(lin) == "column"
+        with pytest.raises(RuntimeError, match="not available"):
+            kernels.blocked_linear(torch.randn(2, 8), kernels.pack(torch.randn(4, 8)), None, 4)
+    finally:
+        monkeypatch.delenv("DECODING_LAB_KERNELS")
+        kernels._library.cache_clear()
+
+
+def test_a_failed_build_says_why(monkeypatch, tmp_path):
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setattr(kernels, "_library_path", lambda: tmp_path / "k.so")
+    with pytest.raises(RuntimeError, match="no C compiler"):
+        kernels.build()
