@@ -5,7 +5,7 @@ an EAGLE step costs ``depth`` head levels plus one target forward over the tree'
 forward over T tokens costs relative to one token depends on the device (on a 2-core CPU it grows
 with T; on a GPU it is nearly flat up to dozens of tokens), so the best N and T differ by device.
 
-- ``forward_costs`` measures the target forward over T new tokens after a KV prefix (median of a
+- ``forward_costs`` measures the target forward over T new tokens after a KV prefix (fastest of a
   few rounds, interleaved), ``draft_step_cost`` / ``head_level_cost`` one draft step / head level.
 - The mean accepted length each size WOULD reach is measured once per asset on held-out prompts by
   replaying the drafts of one large-size run (``accepted_lengths_for_sizes``: with greedy
@@ -18,7 +18,6 @@ Measured costs are kept per (model, device, dtype, threads) for the life of the 
 """
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 
@@ -44,9 +43,10 @@ def _key(lm: LoadedModel, what: str) -> tuple:
 
 
 @torch.inference_mode()
-def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: int = 3) -> dict[int, float]:
+def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: int = 4) -> dict[int, float]:
     """Seconds for one target forward over T new tokens after a ``prefix``-token KV cache, with logits
-    for all T (a verify pass), for each T in ``lengths``: the median of ``rounds`` interleaved rounds."""
+    for all T (a verify pass), for each T in ``lengths``: the fastest of ``rounds`` interleaved rounds (noise
+    on a shared machine only adds time, and a median of three once made 2 tokens look dearer than 4)."""
     key = _key(lm, f"forward-{prefix}-{tuple(lengths)}")
     with _lock:
         if key in _costs:
@@ -67,7 +67,7 @@ def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: i
             _sync(dev)
             times[t].append(time.perf_counter() - t0)
             crop_to(cache, prefix)
-    out = {t: statistics.median(v) for t, v in times.items()}
+    out = {t: min(v) for t, v in times.items()}
     with _lock:
         _costs[key] = out
     return dict(out)
@@ -123,15 +123,15 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
 
 
 def _timed(key: tuple, fn, cache, prefix: int, rounds: int) -> float:
-    """The median seconds of ``rounds`` calls of fn after one warm-up, the cache cut back to ``prefix`` after
-    each; remembered under ``key``."""
+    """The fastest of ``rounds`` calls of fn after one warm-up (as ``forward_costs``), the cache cut back to
+    ``prefix`` after each; remembered under ``key``."""
     times = []
     for _ in range(rounds + 1):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
-    out = statistics.median(times[1:])
+    out = min(times[1:])
     with _lock:
         _costs[key] = {1: out}
     return out

@@ -83,7 +83,7 @@ def matrices(rounds: int) -> int:
             x = torch.randn(rows, in_f, generator=gen)
             cells = []
             for name, pairs in forms.items():
-                secs = best(lambda: [f(x, w) for f, w in pairs])
+                secs = best(lambda x=x, pairs=pairs: [f(x, w) for f, w in pairs])
                 cells.append(f"{name} {1000 * secs:5.1f} ms {mb / 1000 / secs:4.0f} GB/s")
             print(f"  {rows:2d} rows: " + " | ".join(cells))
     return 0
