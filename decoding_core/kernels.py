@@ -50,49 +50,57 @@ static inline void st(float* p, v16 v) { memcpy(p, &v, 64); }
 
 #define PF 16  /* prefetch this many k-steps (16 x 256 B) ahead */
 
-#define KERNEL(MB)                                                                                  \
-static void kern##MB(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0) { \
-    v16 acc[MB][4];                                                                                 \
-    for (int m = 0; m < MB; m++) for (int j = 0; j < 4; j++) acc[m][j] = (v16){0};                 \
+/* kern<MB>_<NV>: MB rows x NV vectors of 16 outputs, starting at column c0 of the block (NV = 4: the whole
+   block; NV = 2: one half, so that two threads can share a matrix with few blocks). */
+#define KERNEL(MB, NV)                                                                              \
+static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0, \
+                            int64_t c0) {                                                           \
+    v16 acc[MB][NV];                                                                                \
+    for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (v16){0};                \
     for (int64_t k = 0; k < K; k++) {                                                               \
-        const float* w = wb + k * 64;                                                               \
-        __builtin_prefetch(w + PF * 64, 0, 3);      __builtin_prefetch(w + PF * 64 + 16, 0, 3);     \
-        __builtin_prefetch(w + PF * 64 + 32, 0, 3); __builtin_prefetch(w + PF * 64 + 48, 0, 3);     \
-        v16 w0 = ld(w), w1 = ld(w + 16), w2 = ld(w + 32), w3 = ld(w + 48);                          \
+        const float* w = wb + k * 64 + c0;                                                          \
+        for (int j = 0; j < NV; j++) __builtin_prefetch(w + PF * 64 + 16 * j, 0, 3);               \
+        v16 wv[NV];                                                                                 \
+        for (int j = 0; j < NV; j++) wv[j] = ld(w + 16 * j);                                        \
         for (int m = 0; m < MB; m++) {                                                              \
             v16 xb = (v16){0} + x[m * K + k];                                                       \
-            acc[m][0] += xb * w0; acc[m][1] += xb * w1; acc[m][2] += xb * w2; acc[m][3] += xb * w3; \
+            for (int j = 0; j < NV; j++) acc[m][j] += xb * wv[j];                                   \
         }                                                                                           \
     }                                                                                               \
-    int64_t n = O - o0 < 64 ? O - o0 : 64;                                                          \
+    int64_t n = O - o0 - c0 < 16 * NV ? O - o0 - c0 : 16 * NV;                                      \
     for (int m = 0; m < MB; m++) {                                                                  \
-        float* yr = y + m * O + o0;                                                                 \
-        if (n == 64) { st(yr, acc[m][0]); st(yr + 16, acc[m][1]); st(yr + 32, acc[m][2]); st(yr + 48, acc[m][3]); } \
-        else { float t[64]; st(t, acc[m][0]); st(t + 16, acc[m][1]); st(t + 32, acc[m][2]); st(t + 48, acc[m][3]); \
+        float* yr = y + m * O + o0 + c0;                                                            \
+        if (n == 16 * NV) { for (int j = 0; j < NV; j++) st(yr + 16 * j, acc[m][j]); }              \
+        else { float t[64]; for (int j = 0; j < NV; j++) st(t + 16 * j, acc[m][j]);                 \
                for (int64_t i = 0; i < n; i++) yr[i] = t[i]; }                                      \
     }                                                                                               \
 }
-KERNEL(1) KERNEL(2) KERNEL(3) KERNEL(4) KERNEL(5) KERNEL(6)
+KERNEL(1, 4) KERNEL(2, 4) KERNEL(3, 4) KERNEL(4, 4) KERNEL(5, 4) KERNEL(6, 4)
+KERNEL(1, 2) KERNEL(2, 2) KERNEL(3, 2) KERNEL(4, 2) KERNEL(5, 2) KERNEL(6, 2)
 
-/* y[M, O] = x[M, K] @ W^T (+ bias), W stored as blocks [ceil(O/64)][K][64]. */
+typedef void (*kern_fn)(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t);
+static const kern_fn WHOLE[7] = {0, kern1_4, kern2_4, kern3_4, kern4_4, kern5_4, kern6_4};
+static const kern_fn HALF[7] = {0, kern1_2, kern2_2, kern3_2, kern4_2, kern5_2, kern6_2};
+
+/* y[M, O] = x[M, K] @ W^T (+ bias), W stored as blocks [ceil(O/64)][K][64]. A matrix with fewer than 8 blocks per
+   thread is shared out in half blocks, so that both threads get the same amount of work. */
 void blocked_linear(const float* x, const float* wb, const float* bias, float* y,
                     int64_t M, int64_t K, int64_t O, int threads) {
     int64_t nb = (O + 63) / 64;
+    int halves = nb < 8 * (int64_t)threads;
+    int64_t units = halves ? 2 * nb : nb;
+    const kern_fn* table = halves ? HALF : WHOLE;
     #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t b = 0; b < nb; b++) {
+    for (int64_t u = 0; u < units; u++) {
+        int64_t b = halves ? u / 2 : u, c0 = halves ? 32 * (u % 2) : 0;
+        if (b * 64 + c0 >= O) continue;
         const float* w = wb + b * K * 64;
         int64_t o0 = b * 64, m = 0;
-        for (; m + 6 <= M; m += 6) kern6(x + m * K, K, w, y + m * O, O, o0);
-        switch (M - m) {
-            case 5: kern5(x + m * K, K, w, y + m * O, O, o0); break;
-            case 4: kern4(x + m * K, K, w, y + m * O, O, o0); break;
-            case 3: kern3(x + m * K, K, w, y + m * O, O, o0); break;
-            case 2: kern2(x + m * K, K, w, y + m * O, O, o0); break;
-            case 1: kern1(x + m * K, K, w, y + m * O, O, o0); break;
-        }
-        if (bias) for (int64_t r = 0; r < M; r++) {
-            int64_t n = O - o0 < 64 ? O - o0 : 64;
-            for (int64_t i = 0; i < n; i++) y[r * O + o0 + i] += bias[o0 + i];
+        for (; m + 6 <= M; m += 6) table[6](x + m * K, K, w, y + m * O, O, o0, c0);
+        if (M > m) table[M - m](x + m * K, K, w, y + m * O, O, o0, c0);
+        if (bias) {
+            int64_t n = O - o0 - c0 < (halves ? 32 : 64) ? O - o0 - c0 : (halves ? 32 : 64);
+            for (int64_t r = 0; r < M; r++) for (int64_t i = 0; i < n; i++) y[r * O + o0 + c0 + i] += bias[o0 + c0 + i];
         }
     }
 }
@@ -191,15 +199,16 @@ def pack(weight: torch.Tensor) -> torch.Tensor:
 
 
 def _call(fn, x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | None, out_features: int) -> torch.Tensor:
+    """The kernel on x [..., K] (kept lean: a verify pass makes ~200 of these calls)."""
     k = blocks.shape[1]
-    x2 = x.reshape(-1, k)
-    if not x2.is_contiguous():
-        x2 = x2.contiguous()
-    y = torch.empty(x2.shape[0], out_features, dtype=torch.float32)
-    if x2.shape[0]:
-        fn(x2.data_ptr(), blocks.data_ptr(), bias.data_ptr() if bias is not None else None, y.data_ptr(),
-           x2.shape[0], k, out_features, torch.get_num_threads())
-    return y.view(*x.shape[:-1], out_features)
+    if not x.is_contiguous():
+        x = x.contiguous()
+    rows = x.numel() // k
+    y = x.new_empty((*x.shape[:-1], out_features), dtype=torch.float32)
+    if rows:
+        fn(x.data_ptr(), blocks.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(), rows, k,
+           out_features, torch.get_num_threads())
+    return y
 
 
 def blocked_linear(x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | None, out_features: int) -> torch.Tensor:

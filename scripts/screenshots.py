@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.browser.conftest import IDLE, _free_port  # noqa: E402
 
-ACTIONS = {  # page -> (query, buttons to press in order)
+ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "home": ("", []),
     "sampling": ("", ["Draw samples", "Step", "Step"]),
     "beam": ("?beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end", "Pin this run as A"]),
@@ -27,6 +27,9 @@ ACTIONS = {  # page -> (query, buttons to press in order)
     "eagle": ("", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "glossary": ("", []),
+    # the measurements (slow: a minute or more each); the screenshot shows the screen around the pressed button
+    "speculative:sweep": ("?sweep_tokens=32&sweep_repeats=1", ["Run the sweep"]),
+    "eagle:measure": ("", ["Measure"]),
 }
 
 
@@ -57,17 +60,22 @@ def main() -> int:
             for name in args.pages.split(","):
                 query, buttons = ACTIONS[name]
                 page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-                page.goto(f"{url}/{'' if name == 'home' else name}{query}")
+                path, _, what = name.partition(":")
+                page.goto(f"{url}/{'' if path == 'home' else path}{query}")
                 page.wait_for_timeout(500)
                 page.wait_for_selector(IDLE, timeout=300_000)
                 for label in buttons:
                     page.get_by_role("button", name=label, exact=True).first.click()
                     page.wait_for_timeout(500)
                     page.wait_for_selector(IDLE, timeout=300_000)
+                if what:  # the result appears below its button: show that screen
+                    page.get_by_role("button", name=buttons[-1], exact=True).first.scroll_into_view_if_needed()
+                    page.mouse.wheel(0, 300)
                 page.wait_for_timeout(800)
-                page.screenshot(path=str(out / f"{name}.png"))
-                page.screenshot(path=str(out / f"{name}-full.png"), full_page=True)
-                print(f"{name}: {out / name}.png", flush=True)
+                stem = name.replace(":", "-")
+                page.screenshot(path=str(out / f"{stem}.png"))
+                page.screenshot(path=str(out / f"{stem}-full.png"), full_page=True)
+                print(f"{name}: {out / stem}.png", flush=True)
                 page.context.close()
             browser.close()
     finally:

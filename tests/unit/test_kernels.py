@@ -11,9 +11,10 @@ needs_kernel = pytest.mark.skipif(not kernels.available(), reason=f"kernel unava
 
 
 @needs_kernel
-@pytest.mark.parametrize("out_features,in_features", [(64, 16), (70, 20), (130, 33), (1, 5), (200, 64)])
+@pytest.mark.parametrize("out_features,in_features", [(64, 16), (70, 20), (130, 33), (1, 5), (200, 64), (1100, 24), (2000, 7)])
 @pytest.mark.parametrize("bias", [False, True])
 def test_blocked_linear_equals_f_linear_for_every_row_count(out_features, in_features, bias):
+    """Small matrices are shared out in half blocks, big ones (>= 8 blocks per thread) in whole blocks: both."""
     gen = torch.Generator().manual_seed(out_features * 1000 + in_features)
     w = torch.randn(out_features, in_features, generator=gen)
     b = torch.randn(out_features, generator=gen) if bias else None
@@ -29,13 +30,15 @@ def test_blocked_linear_equals_f_linear_for_every_row_count(out_features, in_fea
 def test_blocked_linear_is_batch_invariant_and_keeps_leading_dims():
     """Each row's output is the same bits whatever else is in the batch (one sequential sum per output)."""
     gen = torch.Generator().manual_seed(1)
-    w = torch.randn(300, 96, generator=gen)
-    blocks = kernels.pack(w)
-    x = torch.randn(1, 11, 96, generator=gen)
-    full = kernels.blocked_linear(x, blocks, None, 300)
-    assert full.shape == (1, 11, 300)
-    for i in range(11):
-        assert torch.equal(kernels.blocked_linear(x[:, i:i + 1], blocks, None, 300)[0, 0], full[0, i])
+    for out_features in (300, 1100):  # half blocks and whole blocks
+        w = torch.randn(out_features, 96, generator=gen)
+        blocks = kernels.pack(w)
+        x = torch.randn(1, 11, 96, generator=gen)
+        full = kernels.blocked_linear(x, blocks, None, out_features)
+        assert full.shape == (1, 11, out_features)
+        for i in range(11):
+            assert torch.equal(kernels.blocked_linear(x[:, i:i + 1], blocks, None, out_features)[0, 0], full[0, i])
+    blocks = kernels.pack(torch.randn(300, 96, generator=gen))
     # a non-contiguous input gives the same result as its contiguous copy
     xt = torch.randn(96, 4, generator=gen).t()
     assert not xt.is_contiguous()
