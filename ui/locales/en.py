@@ -142,8 +142,9 @@ TEXT = {
                    'alternatives branching off it ("+n below": drafted nodes hidden under an alternative); "whole '
                    'tree" shows every node.'),
     'eagle.sizing': ("A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not "
-                     'free: on a GPU it costs about as much as one token up to dozens of tokens, on this CPU it grows '
-                     "with T (left: measured now). The head's mean accepted length τ for every size was measured once "
+                     'free: on a GPU it costs about as much as one token up to dozens of tokens; on a CPU it grows '
+                     'with T, slowly up to ~8 tokens where the blocked kernel is in use (it reads each weight once '
+                     "for all rows), faster beyond (left: measured now). The head's mean accepted length τ for every size was measured once "
                      "on held-out instructions (its manifest); dividing it by each size's cost here gives the expected "
                      'tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. Turn *Auto size* '
                      'off to pick your own.'),
