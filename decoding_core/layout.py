@@ -7,19 +7,23 @@ the development machine (2 cores, float32, SmolLM2-135M, KV prefix 100; ``python
 study forward-cost``), a forward over 4 new tokens cost 2.1x one token's with MKL's kernels, 1.25x
 with oneDNN's, whose weights are reordered once ("packed") for small row counts.
 
-Two layouts, same values:
+Three layouts, same values:
 - "packed": on a CPU with oneDNN (``torch.backends.mkldnn``) and float32 weights every ``nn.Linear``
   becomes a ``PackedLinear``: the same module, the same ``weight`` parameter (ties kept, state_dict
   unchanged), plus a packed copy used for inference. Logits agree with the plain kernels to float32
   rounding (~1e-4; tested: same greedy tokens).
 - "column": the weights stored column-major (same values, strides (1, out)), which MKL streams about
-  twice as fast at batch 1 as row-major. The only layout where oneDNN is missing or for other dtypes.
+  twice as fast at batch 1 as row-major. The only layout where neither of the others runs, or for other dtypes.
+- "blocked": column-major weights for one row (MKL), plus a copy in blocks of 64 outputs for this project's
+  kernel (``kernels.py``), used for 2-32 rows: it reads each weight once for all rows at close to the
+  memory's speed, so a verify pass costs little more than one token (``BlockedLinear``; needs a C compiler).
 Which one is faster depends on the processor: on the AMD EPYC development machine packed won the verify
 pass by far; on an Intel Xeon with AMX (2026-12-02, ``python scripts/layout_check.py``) column-major
-decoded 1.30x faster (22.1 against 17.0 tokens/s) and verified 4 tokens as fast. So the loader MEASURES
-(``choose_layout``: the model's forward over 1 and over 5 tokens in each layout, the smaller sum wins),
-remembers the result per processor, torch, threads, model size and dtype in a small JSON file, and lays out
-drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column`` overrides it.
+decoded 1.30x faster than packed (22.1 against 17.0 tokens/s), and blocked then verified 5 tokens in 48.7 ms
+against column-major's 69.9 (one token: 41.8 / 45.1 ms). So the loader MEASURES (``choose_layout``: the
+model's forward over 1 and over 5 tokens in each available layout, the smallest sum wins), remembers the
+result per processor, torch, threads, model size, dtype and available layouts in a small JSON file, and lays
+out drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column|blocked`` overrides it.
 Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the plain
 ``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
 """
