@@ -184,7 +184,7 @@ def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.n
     column: dict[int, torch.nn.Parameter] = {}
     wrap = {"packed": PackedLinear, "blocked": BlockedLinear}.get(kind)
     for parent, name, lin in linears:
-        packable = lin.weight.dtype == torch.float32 and lin.weight.device.type == "cpu"
+        packable = _packable(lin)
         if wrap is not None and packable and type(lin) is wrap:
             continue
         if isinstance(lin, _CopyLinear):  # back to a plain Linear on the same parameters
@@ -199,10 +199,14 @@ def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.n
     if wrap is not None:  # after every weight is laid out: ties were re-pointed to the column-major copies
         for parent in list(module.modules()):
             for name, child in list(parent.named_children()):
-                if (isinstance(child, torch.nn.Linear) and type(child) is not wrap and child.weight.dtype == torch.float32
-                        and child.weight.device.type == "cpu"):
+                if isinstance(child, torch.nn.Linear) and type(child) is not wrap and _packable(child):
                     setattr(parent, name, wrap.from_linear(child))
     return module
+
+
+def _packable(lin: torch.nn.Linear) -> bool:
+    """A Linear the packed and blocked layouts apply to: float32 weights on the CPU."""
+    return lin.weight.dtype == torch.float32 and lin.weight.device.type == "cpu"
 
 
 def _forward_ms(model: torch.nn.Module, rows: tuple[int, ...], rounds: int) -> dict[int, list[float]]:
@@ -239,10 +243,11 @@ def choose_layout(model: torch.nn.Module, store: Path | None = None, rows: tuple
     """Lay ``model`` out in the faster layout HERE and remember it for modules laid out later (drafts, heads).
 
     Where more than one layout runs (float32 weights on the CPU; oneDNN for "packed", the kernel library for
-    "blocked") the model's forward is timed over each of ``rows`` new tokens in each layout (the fastest of ``rounds`` in each of two passes, the layouts
-    alternating, so that a busy machine slows both alike; 1 row = plain decoding, 5 = a typical verify pass) and
-    the smaller sum wins. The result is kept in ``store`` (JSON, keyed by processor, torch version,
-    threads, the model's class and parameter count, and dtype) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
+    "blocked") the model's forward is timed over each of ``rows`` new tokens in each layout (the fastest of
+    ``rounds`` in each of two passes, the layouts alternating, so that a busy machine slows all alike; 1 row =
+    plain decoding, 5 = a typical verify pass) and the smallest sum wins. The result is kept in ``store`` (JSON,
+    keyed by processor, torch version, threads, the model's class and parameter count, dtype and the available
+    layouts) so the next load reads it instead of measuring. DECODING_LAB_LAYOUT forces one.
     Returns {"layout", "ms" (per layout, per row count, when measured), "source"}."""
     global _chosen
     forced = os.environ.get("DECODING_LAB_LAYOUT", "")
