@@ -10,7 +10,7 @@ import time
 import torch
 
 
-def median_time(fn, repeats: int, warmup: int = 1) -> float:
+def _times(fn, repeats: int, warmup: int) -> list[float]:
     for _ in range(warmup):
         fn()
     times = []
@@ -18,7 +18,16 @@ def median_time(fn, repeats: int, warmup: int = 1) -> float:
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
+
+
+def median_time(fn, repeats: int, warmup: int = 1) -> float:
+    return statistics.median(_times(fn, repeats, warmup))
+
+
+def fastest_time(fn, repeats: int, warmup: int = 1) -> float:
+    """The fastest of ``repeats`` calls after ``warmup`` (noise on a shared machine only adds time)."""
+    return min(_times(fn, repeats, warmup))
 
 
 def memory_bandwidth_gbs(repeats: int = 5) -> float:

@@ -38,7 +38,6 @@ from pathlib import Path
 import torch
 
 BLOCK = 64      # output columns per stored block
-MAX_ROWS = 6    # rows kept in registers at once (6 x 4 vectors of 16 = 24 accumulators)
 
 SOURCE = r"""
 #include <stdint.h>
@@ -122,10 +121,14 @@ def _cpu_flags() -> str:
     return platform.processor() or platform.machine()
 
 
+def _compiler() -> str | None:
+    """The C compiler: $CC, else cc, as found on PATH (None: none)."""
+    return shutil.which(os.environ.get("CC", "cc"))
+
+
 def _library_path() -> Path:
     from .models import cache_root
-    compiler = shutil.which(os.environ.get("CC", "cc")) or ""
-    key = hashlib.sha256("\n".join([SOURCE, " ".join(FLAGS), compiler, _cpu_flags()]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\n".join([SOURCE, " ".join(FLAGS), _compiler() or "", _cpu_flags()]).encode()).hexdigest()[:16]
     return cache_root() / "kernels" / f"blocked-{key}.so"
 
 
@@ -134,7 +137,7 @@ def build(force: bool = False) -> Path:
     path = _library_path()
     if path.exists() and not force:
         return path
-    compiler = shutil.which(os.environ.get("CC", "cc"))
+    compiler = _compiler()
     if compiler is None:
         raise RuntimeError("no C compiler (cc) on this machine")
     path.parent.mkdir(parents=True, exist_ok=True)

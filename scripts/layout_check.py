@@ -57,15 +57,7 @@ def matrices(rounds: int) -> int:
     """Each of the model's matrix shapes, as many copies as the model reads per token (so that they stream from
     memory, not cache), multiplied by 1-16 rows in each layout: milliseconds and GB/s of weights read."""
     from decoding_core import kernels, layout
-
-    def best(fn):
-        fn()
-        times = []
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        return min(times)
+    from decoding_core.hardware import fastest_time
 
     gen = torch.Generator().manual_seed(0)
     for out_f, in_f, copies in ((1536, 576, 60), (576, 1536, 30), (49152, 576, 1)):
@@ -83,7 +75,7 @@ def matrices(rounds: int) -> int:
             x = torch.randn(rows, in_f, generator=gen)
             cells = []
             for name, pairs in forms.items():
-                secs = best(lambda x=x, pairs=pairs: [f(x, w) for f, w in pairs])
+                secs = fastest_time(lambda x=x, pairs=pairs: [f(x, w) for f, w in pairs], rounds)
                 cells.append(f"{name} {1000 * secs:5.1f} ms {mb / 1000 / secs:4.0f} GB/s")
             print(f"  {rows:2d} rows: " + " | ".join(cells))
     return 0
