@@ -2,7 +2,7 @@
 loaders when an asset's manifest.json is missing as well as against it)."""
 
 SUMS = {
-    "draft/draft.safetensors": "b7168e43a38acce3d8b990afbfde265b8299704c0bac1f5df60280d0c611a5d5",
+    "draft/draft.safetensors": "63436fbb9541135b0ac8882b6b6c067fa1089f2df2e05e5ebfe50f6a58846527",
     "draft/vocab.safetensors": "1401776149c4358df73607519cd5e4a5a9f67e6f9c66678849249239062ce08d",
     "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
     "eagle3/model.safetensors": "a7c4fcecc18be8553261ba367bd88a0159f1614116880c3bda955b6316c25b99",

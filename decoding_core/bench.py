@@ -223,10 +223,16 @@ class Bench:
 
     def speculative(self):
         from .draft import load_embedded_draft
-        from .sizing import auto_chain
+        from .sizing import auto_chain, draft_step_cost
 
         self.prompts = self.heldout  # speculation is measured on held-out instructions
         draft = load_embedded_draft(self.lm)
+        layers = draft.model.config.num_hidden_layers
+        for label, d in (("lean forward", draft), ("transformers' forward", dataclasses.replace(draft, lean=None))):
+            if label == "lean forward" and draft.lean is None:
+                continue
+            self.add("speculative", f"draft step ({layers} layers, one token after 128, q included): {label}",
+                     1000 * draft_step_cost(self.lm, d), "ms")
         chosen = auto_chain(self.lm, draft, "embedded")
         sizes = [4] + ([chosen["n_draft"]] if chosen["n_draft"] != 4 else [])
         self.add("speculative", f"device-aware N ({chosen['reason']})", chosen["n_draft"], "tokens")

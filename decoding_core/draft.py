@@ -1,9 +1,9 @@
 """The speculative draft model for the embedded target, and how drafts are loaded.
 
-The shipped draft is a 2-layer Llama with the target's hidden size, sharing the target's (frozen,
-tied) token embedding and LM head, so only its two decoder layers and final norm are stored
-(assets/draft/). Per token it costs about a quarter of the target's multiply-adds
-(``draft_cost_ratio``). Any Hugging Face causal LM with the same tokenizer can be a draft too.
+The shipped draft is a small Llama (a few layers; assets/draft/config.json) with the target's hidden
+size, sharing the target's (frozen, tied) token embedding and LM head, so only its decoder layers and
+final norm are stored (assets/draft/); its LM head is restricted to a draft vocabulary
+(vocab.safetensors). ``draft_cost_ratio`` gives its multiply-adds per token over the target's. Any Hugging Face causal LM with the same tokenizer can be a draft too.
 """
 from __future__ import annotations
 
@@ -43,14 +43,20 @@ def draft_cost_ratio(draft_cfg, target_cfg, head_rows: int | None = None) -> flo
     return matmul_params(draft_cfg, head_rows=head_rows) / matmul_params(target_cfg)
 
 
+def source_layers(n_target: int, n_draft: int) -> list[int]:
+    """The target layers a draft of ``n_draft`` layers starts from: evenly spread from layer 0 (2 of 30:
+    layers 0 and 15; 4 of 30: 0, 8, 15, 22)."""
+    return [round(i * n_target / n_draft) for i in range(n_draft)]
+
+
 def init_draft_from_target(target: torch.nn.Module, cfg) -> torch.nn.Module:
-    """A draft initialised from the target: its layer 0 and middle layer (MLP rows sliced), final norm,
-    and the target's embedding (shared, frozen)."""
+    """A draft initialised from the target: evenly spread target layers (``source_layers``; MLP rows
+    sliced), final norm, and the target's embedding (shared, frozen)."""
     from transformers import AutoModelForCausalLM
 
     draft = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
     layers = target.model.layers
-    src_layers = [layers[0], layers[len(layers) // 2]][: cfg.num_hidden_layers]
+    src_layers = [layers[i] for i in source_layers(len(layers), cfg.num_hidden_layers)]
     inter = cfg.intermediate_size
     with torch.no_grad():
         for dst, src in zip(draft.model.layers, src_layers):
@@ -66,6 +72,35 @@ def init_draft_from_target(target: torch.nn.Module, cfg) -> torch.nn.Module:
         draft.model.embed_tokens.weight = target.model.embed_tokens.weight  # shared, not copied
     draft.lm_head.weight = draft.model.embed_tokens.weight
     return draft
+
+
+def grow_draft(draft: torch.nn.Module, state: dict[str, torch.Tensor]) -> list[int]:
+    """Load a trained draft with fewer layers (``state``, as trainable_state stores it) into the deeper
+    ``draft`` without changing what it computes: its layers go to evenly spread positions (the first stays
+    first) and every other layer keeps its target initialisation but with its two output projections
+    (o_proj, down_proj) zero, so it adds nothing to the residual stream until training moves them.
+    Returns the positions of the old layers."""
+    old = 1 + max(int(k.split(".")[2]) for k in state if k.startswith("model.layers."))
+    new = draft.config.num_hidden_layers
+    if old > new:
+        raise ValueError(f"cannot grow a {old}-layer draft into {new} layers")
+    where = source_layers(new, old)
+    moved = {}
+    for k, v in state.items():
+        if k.startswith("model.layers."):
+            parts = k.split(".")
+            parts[2] = str(where[int(parts[2])])
+            k = ".".join(parts)
+        moved[k] = v
+    with torch.no_grad():
+        for i, layer in enumerate(draft.model.layers):
+            if i not in where:
+                layer.self_attn.o_proj.weight.zero_()
+                layer.mlp.down_proj.weight.zero_()
+    missing, unexpected = draft.load_state_dict(moved, strict=False)
+    if unexpected:
+        raise ValueError(f"the smaller draft does not fit this architecture: {unexpected[:2]}")
+    return where
 
 
 def trainable_state(draft: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -154,7 +189,9 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     if target.device.type == "cpu":
         decode_layout(draft)
     draft.generation_config = target.model.generation_config
-    loaded = LoadedModel(target.tokenizer, draft, "SmolLM2 2-layer draft (shipped)", target.device, target.dtype, 0.0)
+    name = f"SmolLM2 {cfg.num_hidden_layers}-layer draft (shipped)"
+    loaded = LoadedModel(target.tokenizer, draft, name, target.device, target.dtype, 0.0)
+    loaded = with_lean(loaded)
     vocab = folder / "vocab.safetensors"
     if vocab.exists():
         check_sha256(vocab, manifest, REBUILD_DRAFT)
@@ -164,6 +201,26 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
             raise ModelLoadError(f"{vocab.name} could not be read ({exc}). Rebuild it with {REBUILD_DRAFT}.") from exc
         loaded = with_draft_vocab(loaded, d2t)
     return loaded
+
+
+LEAN_MAX_LAYERS = 8  # the lean forward copies q/k/v and gate/up into fused matrices: small drafts only
+
+
+def with_lean(draft: LoadedModel) -> LoadedModel:
+    """The draft with its lean forward (decoding_core/lean.py) where it runs on the CPU, has at most
+    LEAN_MAX_LAYERS layers and an architecture the lean forward covers; DECODING_LAB_LEAN=off keeps
+    transformers' forward (for comparisons)."""
+    import dataclasses
+    import os
+
+    from .lean import LeanLlama
+
+    cfg = draft.model.config
+    if (draft.device.type != "cpu" or os.environ.get("DECODING_LAB_LEAN", "").lower() == "off"
+            or getattr(cfg, "num_hidden_layers", LEAN_MAX_LAYERS + 1) > LEAN_MAX_LAYERS
+            or LeanLlama.unsupported(draft.model)):
+        return draft
+    return dataclasses.replace(draft, lean=LeanLlama(draft.model))
 
 
 def with_draft_vocab(draft: LoadedModel, d2t: torch.Tensor) -> LoadedModel:
@@ -208,7 +265,7 @@ def load_draft(target: LoadedModel, source: str) -> LoadedModel | None:
         return load_embedded_draft(target)
     draft = load_model(source, device=target.device.type, dtype=str(target.dtype).replace("torch.", ""))
     check_same_tokenizer(target, draft)
-    return draft
+    return with_lean(draft)
 
 
 def draft_manifest(folder: Path = DRAFT_DIR) -> dict:

@@ -58,6 +58,9 @@ class LoadedModel:
     # draft_head maps the draft's last hidden state to logits over those V_d tokens. None: the full vocabulary.
     draft_vocab: torch.Tensor | None = field(default=None, compare=False, repr=False)
     draft_head: torch.nn.Module | None = field(default=None, compare=False, repr=False)
+    # A draft's lean forward (decoding_core/lean.py LeanLlama) where it runs on the CPU and the architecture
+    # allows; None: transformers' forward.
+    lean: object | None = field(default=None, compare=False, repr=False)
 
     @property
     def eos_ids(self) -> tuple[int, ...]:
@@ -326,6 +329,34 @@ def hub_reachable(timeout: float = HUB_TIMEOUT_S) -> bool:
         return False
 
 
+def grouped_query_sdpa_on_cpu() -> bool:
+    """Let transformers' SDPA attention hand grouped key/value heads to torch as they are on the CPU when a mask
+    is given (a verify pass over several tokens, an EAGLE tree), as it already does without one. Otherwise it
+    copies K and V once per group of query heads (``repeat_kv``) whenever there is a mask: for SmolLM2 (9 query
+    heads, 3 key/value heads) two copies of the layer's whole KV cache, per layer, per verify pass (about 2.5 of a
+    35-40 ms pass on the 2-core test machine). torch's SDPA reads the groups itself (``enable_gqa``, torch >= 2.5)
+    and the logits are bit-identical (tested). CUDA and other devices keep transformers' choice (a mask with
+    ``enable_gqa`` would leave their fused kernels there). Idempotent; returns whether it is in place."""
+    if tuple(int(v) for v in torch.__version__.split(".")[:2]) < (2, 5):
+        return False
+    try:
+        from transformers.integrations import sdpa_attention
+    except ImportError:
+        return False
+    current = sdpa_attention.use_gqa_in_sdpa
+    if getattr(current, "decoding_lab", False):
+        return True
+
+    def use_gqa_in_sdpa(attention_mask, key, value, _default=current):
+        if key.device.type == "cpu" and key.shape[-1] == value.shape[-1]:
+            return True
+        return _default(attention_mask, key, value)
+
+    use_gqa_in_sdpa.decoding_lab = True
+    sdpa_attention.use_gqa_in_sdpa = use_gqa_in_sdpa
+    return True
+
+
 def _hub_access(source: str) -> dict:
     """For a hub id: {} when the hub answers; else load from the local cache only, and fail within seconds
     (instead of transformers retrying for the better part of a minute) when it is not cached there."""
@@ -403,6 +434,7 @@ def load_model(
     net.requires_grad_(False)
     if dev.type == "cpu":
         say("Choosing the weight layout for this processor", 0.96)
+        grouped_query_sdpa_on_cpu()
         choose_layout(net, cache_root() / "layout.json")
     say("Model ready", 1.0)
     return LoadedModel(tokenizer, net, name, dev, torch_dtype, time.perf_counter() - t0)

@@ -82,15 +82,16 @@ def _sync(dev: torch.device) -> None:
 def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, rounds: int = 5) -> float:
     """Seconds for one draft-model step (one token after a ``prefix``-token cache, its distribution q
     included), through the draft's reduced vocabulary when it has one."""
-    from .speculative import draft_next_logits
+    from .speculative import draft_next_logits, new_draft_cache
 
-    key = _key(draft, f"draft-step-{prefix}-{None if draft.draft_vocab is None else draft.draft_vocab.numel()}")
+    vocab = None if draft.draft_vocab is None else draft.draft_vocab.numel()
+    key = _key(draft, f"draft-step-{prefix}-{vocab}-{'lean' if draft.lean is not None else 'hf'}")
     with _lock:
         if key in _costs:
             return _costs[key][1]
     ids = torch.randint(100, 20000, (1, prefix + 1), generator=torch.Generator().manual_seed(0)).to(lm.device)
-    cache = DynamicCache()
-    draft.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
+    cache = new_draft_cache(draft, prefix + 8)
+    draft_next_logits(draft, ids[:, :prefix], cache, lm.vocab_size)
     def step():
         logits = draft_next_logits(draft, ids[:, prefix:], cache, lm.vocab_size)
         torch.softmax(logits.float(), -1).argmax()

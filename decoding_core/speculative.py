@@ -23,6 +23,7 @@ import torch
 from transformers import DynamicCache
 
 from .decoders import DraftVerifyDecoder, crop_to, forward
+from .lean import LeanCache
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import RULES
@@ -112,15 +113,25 @@ def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozens
     return []
 
 
+def new_draft_cache(draft: LoadedModel, capacity: int):
+    """The draft's KV cache: a preallocated LeanCache for a draft with a lean forward, else a DynamicCache."""
+    return draft.lean.new_cache(capacity) if draft.lean is not None else DynamicCache()
+
+
 @torch.inference_mode()
 def draft_next_logits(draft: LoadedModel, ids: torch.Tensor, cache, vocab_size: int) -> torch.Tensor:
     """The draft's next-token logits [V] over the TARGET's vocabulary (``vocab_size``) after feeding ids
     [1, L] into ``cache``. A reduced-vocabulary draft computes logits for its V_d tokens only; every other
     token gets -inf, so q is exactly zero outside V_d (lossless rejection sampling stays exact: the
     residual max(0, p - q) keeps those tokens)."""
-    if draft.draft_vocab is None:
+    if draft.lean is not None and isinstance(cache, LeanCache):
+        hidden = draft.lean.hidden(ids, cache)[-1]
+        if draft.draft_vocab is None:
+            return draft.model.lm_head(hidden).float()
+    elif draft.draft_vocab is None:
         return forward(draft.model, ids, cache, 1)[0, -1]
-    hidden = draft.model.model(input_ids=ids, cache=cache, use_cache=True).last_hidden_state[0, -1]
+    else:
+        hidden = draft.model.model(input_ids=ids, cache=cache, use_cache=True).last_hidden_state[0, -1]
     full = torch.full((vocab_size,), float("-inf"), device=hidden.device)
     full[draft.draft_vocab] = draft.draft_head(hidden).float()
     return full
@@ -189,8 +200,9 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         return {**super().metrics(), "sizes": {"n_draft": self.n_draft, "chosen_by": self.chosen_by}}
 
     def _reset(self):
-        self.t_cache = self.target.new_cache(len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1)
-        self.d_cache = DynamicCache()
+        cap = len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1
+        self.t_cache = self.target.new_cache(cap)
+        self.d_cache = new_draft_cache(self.draft, cap) if self.draft is not None else None
         self.t_len = self.d_len = 0     # tokens of prompt + output already in each cache
         self._reset_counts()
 

@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--tree-top-k", type=int, default=8)
     ap.add_argument("--only", default="draft,eagle1,eagle3")
+    ap.add_argument("--draft", default=None, help="a draft folder to measure instead of the shipped assets/draft "
+                    "(a candidate from train_draft.py --out); --write then writes into its manifest")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -87,11 +89,12 @@ def main(argv=None):
               f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if "draft" in only:
-        draft = load_embedded_draft(lm)
+        folder = ROOT / args.draft if args.draft else DRAFT_DIR
+        draft = load_embedded_draft(lm, folder)
         table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs)
         direct = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n), prompts)
         results["draft"] = {
-            "folder": DRAFT_DIR,
+            "folder": folder,
             "tau_by_size": {"columns": ["n_draft", "tau"], "setting": setting,
                             "rows": [[k, round(v, 4)] for k, v in sorted(table.items())],
                             "method": "replay of a 10-token chain at every position of the greedy output "

@@ -1,7 +1,8 @@
 """Train the speculative draft for the embedded SmolLM2-135M-Instruct by self-distillation.
 
-The draft (decoding_core/draft.py) is 2 Llama layers with a narrower MLP, initialised from the
-target's first and last layers, sharing the target's frozen embedding / LM head. It learns to
+The draft (decoding_core/draft.py) is --layers Llama layers (2 by default) with a narrower MLP,
+initialised from evenly spread target layers, sharing the target's frozen embedding / LM head; an
+--init-from draft with fewer layers is grown without changing its function (draft.grow_draft). It learns to
 predict the target's own greedy answers (scripts/make_corpus.py). Checkpoints go to --work every
 --ckpt-every steps and a rerun resumes from there; the asset and its manifest go to --out.
 
@@ -26,8 +27,8 @@ import torch.nn.functional as F
 from train_common import (BF16_HELP, ROOT, autocast, batches, command_line, corpus_summary, git_commit, load_checkpoint,
                           load_corpus, lr_at, precision, resume, save_checkpoint, start_run, write_manifest)
 
-from decoding_core.draft import (draft_config, draft_cost_ratio, init_draft_from_target, save_draft,
-                                 trainable_state)
+from decoding_core.draft import (draft_config, draft_cost_ratio, grow_draft, init_draft_from_target, save_draft,
+                                 source_layers, trainable_state)
 from decoding_core.models import load_model
 
 
@@ -111,10 +112,17 @@ def main(argv=None):
     pad = target.eos_ids[0]
     cfg = draft_config(target.model.config, args.layers, args.intermediate)
     draft = init_draft_from_target(target.model, cfg)
+    init = f"target layers {source_layers(target.model.config.num_hidden_layers, cfg.num_hidden_layers)} (MLP sliced)"
     if args.init_from:
         from safetensors.torch import load_file
 
-        draft.load_state_dict(load_file(str(ROOT / args.init_from / "draft.safetensors")), strict=False)
+        state = load_file(str(ROOT / args.init_from / "draft.safetensors"))
+        where = grow_draft(draft, state)  # the same function when the asset has fewer layers
+        if len(where) < cfg.num_hidden_layers:
+            init = (f"grown from the {len(where)}-layer draft in {args.init_from} (its layers at positions {where}); "
+                    f"the new layers from {init} with o_proj and down_proj zero, so training starts from the "
+                    f"smaller draft's function")
+            log(init)
     draft.model.embed_tokens.weight.requires_grad_(False)
     d2t = w_d = t2d = None
     if args.vocab:
@@ -221,10 +229,11 @@ def main(argv=None):
         vocab_info = {"vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": cov, "from": args.vocab,
                                      "note": "the draft's logits cover only these tokens (trained so)"}}
     write_manifest(out, {
-        "what": "Speculative draft for the embedded SmolLM2-135M-Instruct: a 2-layer Llama (the target's hidden size, "
-                "narrower MLP) sharing the target's frozen tied embedding / LM head, which are not stored here.",
+        "what": f"Speculative draft for the embedded SmolLM2-135M-Instruct: a {cfg.num_hidden_layers}-layer Llama (the "
+                "target's hidden size, narrower MLP) sharing the target's frozen tied embedding / LM head, which are not "
+                "stored here.",
         "architecture": {"layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size,
-                         "intermediate": cfg.intermediate_size, "init": "target layers 0 and 15 (MLP sliced)",
+                         "intermediate": cfg.intermediate_size, "init": init,
                          "params_stored": sum(v.numel() for v in trainable_state(draft).values()),
                          "cost_ratio_multiply_adds": round(draft_cost_ratio(cfg, target.model.config,
                                                                             len(d2t) if d2t is not None else None), 4)},
@@ -236,7 +245,9 @@ def main(argv=None):
         "training": {"steps": step, "epochs": round(step / max(1, steps_per_epoch), 2), "batch_tokens": args.batch_tokens,
                      "lr": args.lr, "optimizer": "AdamW(0.9, 0.95), cosine, grad clip 1.0", "loss": "cross-entropy on "
                      "the target's greedy answer tokens" + (f" + {args.w_soft} x soft cross-entropy against the target's "
-                     "distribution (distillation)" if args.distill else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
+                     "distribution (distillation)" if args.distill else "") + (
+                         f" + {args.w_soft} x soft cross-entropy against the target's distribution over the draft "
+                         f"vocabulary (from {args.features})" if args.features else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
                      "precision": precision(args.bf16)},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
         "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},

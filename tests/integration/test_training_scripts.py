@@ -79,6 +79,15 @@ def test_draft_training_end_to_end(corpus, tmp_path, embedded):
     ids = embedded.encode("Name a fruit.", chat=True)
     ref = greedy_decoder(embedded, 12).start(ids).run().tokens
     assert SpeculativeDecoder(embedded, draft, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
+    # grown into 3 layers (the trained 2 kept, one new layer that starts as the identity), one more step
+    grown = tmp_path / "grown"
+    proc = script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(grown), "--work", str(tmp_path / "gw"),
+                  "--max-steps", "1", "--batch-tokens", "256", "--layers", "3", "--init-from", str(out))
+    arch = json.loads((grown / "manifest.json").read_text())["architecture"]
+    assert arch["layers"] == 3 and "grown from the 2-layer draft" in arch["init"] and "positions [0, 2]" in arch["init"]
+    big = load_embedded_draft(embedded, grown)
+    assert big.model.config.num_hidden_layers == 3 and big.lean is not None and "3-layer" in big.name
+    assert SpeculativeDecoder(embedded, big, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
 
 
 def test_eagle_training_end_to_end(corpus, tmp_path, embedded):

@@ -476,7 +476,7 @@ TEXT = {
                            'longer.'),
     'p.cost_n': 'n for the chart against k',
     'p.draft_source': 'Draft',
-    'p.draft_source.embedded': 'shipped 2-layer draft',
+    'p.draft_source.embedded': 'shipped draft (trained on the target\'s answers)',
     'p.draft_source.prompt-lookup': 'prompt lookup (n-gram copy)',
     'p.draft_source.model': 'another model…',
     'p.draft_source.help': ('The shipped draft was trained for the embedded SmolLM2 (see its manifest below). Prompt '
@@ -878,7 +878,7 @@ TEXT = {
     'eagle.size_reason': 'Tree size {total}, depth {depth}: {reason}.',
     'eagle.h.speed': 'Speed: EAGLE against plain decoding and vanilla speculative decoding',
     'eagle.cmp.plain': 'plain target decoding',
-    'eagle.cmp.spec': 'speculative (2-layer draft, N = 4)',
+    'eagle.cmp.spec': 'speculative (shipped draft, N = 4)',
     'eagle.h.sizing': 'Choosing the tree size for this device',
     'eagle.forward_costs': ('One forward over 1 token: {one:.0f} ms; over {total} tokens: {total_ms:.0f} ms; one head '
                             'level over {k} nodes: {level_ms:.1f} ms.'),

@@ -387,7 +387,7 @@ TEXT = {
     'p.cost_budget.help': '若按方法的成本模型及其上一个实测点预测某点的时间超过此值，则跳过该点（并标注）。预算越大，测的点越多，用时越长。',
     'p.cost_n': '对 k 作图时的 n',
     'p.draft_source': '草稿 (draft)',
-    'p.draft_source.embedded': '自带的 2 层草稿模型',
+    'p.draft_source.embedded': '自带的草稿模型（用目标模型的回答训练）',
     'p.draft_source.prompt-lookup': '提示查找（复制 n 元组）',
     'p.draft_source.model': '其他模型…',
     'p.draft_source.help': '自带的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示查找复制文本中前面最后一个 n 元组之后的内容：完全不需要模型。',
@@ -751,7 +751,7 @@ TEXT = {
     'eagle.size_reason': '树的规模 {total}，深度 {depth}：{reason}。',
     'eagle.h.speed': '速度：EAGLE 对比普通解码和普通推测性解码',
     'eagle.cmp.plain': '普通目标解码',
-    'eagle.cmp.spec': '推测性解码（2 层草稿模型，N = 4）',
+    'eagle.cmp.spec': '推测性解码（自带草稿模型，N = 4）',
     'eagle.h.sizing': '为本设备选择树的规模',
     'eagle.forward_costs': ('对 1 个 token 的一次前向传递：{one:.0f} ms；对 {total} 个 token：{total_ms:.0f} ms；草稿头对 {k} 个节点的一层：'
                             '{level_ms:.1f} ms。'),
