@@ -476,7 +476,7 @@ TEXT = {
                            'longer.'),
     'p.cost_n': 'n for the chart against k',
     'p.draft_source': 'Draft',
-    'p.draft_source.embedded': 'shipped draft (trained on the target\'s answers)',
+    'p.draft_source.embedded': 'shipped draft',
     'p.draft_source.prompt-lookup': 'prompt lookup (n-gram copy)',
     'p.draft_source.model': 'another model…',
     'p.draft_source.help': ('The shipped draft was trained for the embedded SmolLM2 (see its manifest below). Prompt '

@@ -387,7 +387,7 @@ TEXT = {
     'p.cost_budget.help': '若按方法的成本模型及其上一个实测点预测某点的时间超过此值，则跳过该点（并标注）。预算越大，测的点越多，用时越长。',
     'p.cost_n': '对 k 作图时的 n',
     'p.draft_source': '草稿 (draft)',
-    'p.draft_source.embedded': '自带的草稿模型（用目标模型的回答训练）',
+    'p.draft_source.embedded': '自带的草稿模型',
     'p.draft_source.prompt-lookup': '提示查找（复制 n 元组）',
     'p.draft_source.model': '其他模型…',
     'p.draft_source.help': '自带的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示查找复制文本中前面最后一个 n 元组之后的内容：完全不需要模型。',
