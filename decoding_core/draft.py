@@ -3,7 +3,9 @@
 The shipped draft is a small Llama (a few layers; assets/draft/config.json) with the target's hidden
 size, sharing the target's (frozen, tied) token embedding and LM head, so only its decoder layers and
 final norm are stored (assets/draft/); its LM head is restricted to a draft vocabulary
-(vocab.safetensors). ``draft_cost_ratio`` gives its multiply-adds per token over the target's. Any Hugging Face causal LM with the same tokenizer can be a draft too.
+(vocab.safetensors). ``draft_cost_ratio`` gives its multiply-adds per token over the target's. Any
+Hugging Face causal LM with the same tokenizer can be a draft too. On the CPU small Llama drafts run
+through a lean forward (``with_lean``, decoding_core/lean.py).
 """
 from __future__ import annotations
 
