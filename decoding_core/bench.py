@@ -228,9 +228,9 @@ class Bench:
         self.prompts = self.heldout  # speculation is measured on held-out instructions
         draft = load_embedded_draft(self.lm)
         layers = draft.model.config.num_hidden_layers
-        for label, d in (("lean forward", draft), ("transformers' forward", dataclasses.replace(draft, lean=None))):
-            if label == "lean forward" and draft.lean is None:
-                continue
+        forwards = ([("lean forward", draft)] if draft.lean is not None else []) + [
+            ("transformers' forward", dataclasses.replace(draft, lean=None))]
+        for label, d in forwards:
             self.add("speculative", f"draft step ({layers} layers, one token after 128, q included): {label}",
                      1000 * draft_step_cost(self.lm, d), "ms")
         chosen = auto_chain(self.lm, draft, "embedded")

@@ -99,7 +99,7 @@ def grow_draft(draft: torch.nn.Module, state: dict[str, torch.Tensor]) -> list[i
             if i not in where:
                 layer.self_attn.o_proj.weight.zero_()
                 layer.mlp.down_proj.weight.zero_()
-    missing, unexpected = draft.load_state_dict(moved, strict=False)
+    _, unexpected = draft.load_state_dict(moved, strict=False)
     if unexpected:
         raise ValueError(f"the smaller draft does not fit this architecture: {unexpected[:2]}")
     return where

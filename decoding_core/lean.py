@@ -81,7 +81,6 @@ class LeanLlama:
         from .layout import decode_layout
 
         cfg, inner = model.config, model.model
-        self.model = model
         self.heads = cfg.num_attention_heads
         self.kv_heads = getattr(cfg, "num_key_value_heads", None) or self.heads
         self.head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // self.heads
