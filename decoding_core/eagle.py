@@ -367,9 +367,12 @@ class EagleDecoder(DraftVerifyDecoder):
         """Keep the root's and the accepted nodes' KV entries, contiguous after the prefix, and their
         true features (the head's inputs next step)."""
         sel = torch.tensor(path, device=hidden.device)
-        for layer in self.t_cache.layers:
-            layer.keys = torch.cat([layer.keys[..., :prefix, :], layer.keys[..., prefix + sel, :]], dim=-2)
-            layer.values = torch.cat([layer.values[..., :prefix, :], layer.values[..., prefix + sel, :]], dim=-2)
+        if path != list(range(len(path))):  # move the kept entries down (gathered first: no overlap)
+            with torch.inference_mode():                   # the cache's tensors were made in inference mode
+                for layer in self.t_cache.layers:
+                    layer.keys[..., prefix:prefix + len(path), :] = layer.keys[..., prefix + sel, :]
+                    layer.values[..., prefix:prefix + len(path), :] = layer.values[..., prefix + sel, :]
+        crop_to(self.t_cache, prefix + len(path))          # a view: nothing before the prefix is copied
         self.features = torch.cat([self.features, hidden[sel]])
 
     def _prefill_step(self, t0) -> EagleStep:

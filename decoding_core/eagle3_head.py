@@ -33,6 +33,11 @@ EAGLE3_DIR = ASSETS / "eagle3"
 REBUILD_EAGLE3 = "python scripts/train_eagle3.py (see assets/eagle3/manifest.json for the exact command)"
 
 
+def _version(w: torch.Tensor) -> int:
+    """The in-place version counter of ``w`` (inference tensors have none and cannot change: 0)."""
+    return 0 if w.is_inference() else w._version
+
+
 def default_feature_layers(num_layers: int) -> tuple[int, int, int]:
     """Hidden states entering layers 2, L/2 and L-3 (EAGLE-3's choice; 2, 15, 27 for 30 layers), kept
     within 0..L for very shallow test models."""
@@ -92,17 +97,72 @@ class Eagle3Head(nn.Module):
                 attention_mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
         """Output hidden states [B, L, H] (pre-norm; what a child node feeds back) for inputs features
         (g for true positions, a parent's output for drafted ones) and embeds [B, L, H]. ``attention_mask``:
-        a 4D additive mask [B, 1, L, K] over cache + these positions (None = causal, no cache)."""
-        q, k, v = self._qkv(features, embeds, position_ids)
+        a 4D additive mask [B, 1, L, K] over cache + these positions (None = causal, no cache).
+
+        Decoding (no gradient) takes a lean path with the same arithmetic: q/k/v as one matrix product,
+        RoPE from a table of the rotary module's own values, the norms as ``F.rms_norm`` and grouped-query
+        attention without copying the key/value heads (equal to the module path to float rounding, tested)."""
+        if torch.is_grad_enabled():
+            q, k, v = self._qkv(features, embeds, position_ids)
+        else:
+            q, k, v = self._qkv_lean(features, embeds, position_ids)
         if cache is not None:
             k, v = cache.update(k, v, 0)
-        rep = self.n_heads // self.n_kv
-        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+        gqa = self.n_heads != self.n_kv
         if attention_mask is None:
-            attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            attn = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         else:
-            attn = F.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask.to(q.dtype))
-        return self._finish(features, attn)
+            attn = F.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask.to(q.dtype), enable_gqa=gqa)
+        if torch.is_grad_enabled():
+            return self._finish(features, attn)
+        B, _, L, _ = attn.shape
+        h = features + self.o_proj(attn.transpose(1, 2).reshape(B, L, -1))
+        eps = self.post_norm.variance_epsilon
+        return h + self.mlp(F.rms_norm(h, (h.shape[-1],), self.post_norm.weight, eps))
+
+    def _qkv_lean(self, features, embeds, position_ids):
+        eps = self.input_norm.variance_epsilon
+        h = features.shape[-1]
+        x = torch.cat([F.rms_norm(embeds, (h,), self.input_norm.weight, eps),
+                       F.rms_norm(features, (h,), self.hidden_norm.weight, self.hidden_norm.variance_epsilon)], -1)
+        B, L, _ = x.shape
+        nh, nkv, d = self.n_heads, self.n_kv, self.head_dim
+        heads = self._fused_qkv()(x).view(B, L, nh + 2 * nkv, d).transpose(1, 2)
+        q, k, v = heads[:, :nh], heads[:, nh:nh + nkv], heads[:, nh + nkv:]
+        cos, sin = self._rope_table(int(position_ids.max()) + 1)
+        q, k = apply_rotary_pos_emb(q, k, cos[position_ids], sin[position_ids])
+        return q, k, v
+
+    def _fused_qkv(self) -> nn.Module:
+        """q_proj, k_proj and v_proj as one Linear (laid out for CPU decoding like the others); rebuilt when
+        any of the three weights was replaced or changed in place (training)."""
+        ws = (self.q_proj.weight, self.k_proj.weight, self.v_proj.weight)
+        state = tuple((id(w), w.data_ptr(), _version(w), w.device, w.dtype) for w in ws)
+        fused = self.__dict__.get("_fused")
+        if fused is None or fused[0] != state:
+            with torch.inference_mode(False), torch.no_grad():  # a normal tensor: the layouts track its version
+                lin = nn.Linear(ws[0].shape[1], sum(w.shape[0] for w in ws), bias=False, device=ws[0].device,
+                                dtype=ws[0].dtype).requires_grad_(False)
+                lin.weight.copy_(torch.cat([w.detach() for w in ws]))
+                if lin.weight.device.type == "cpu":
+                    from .layout import decode_layout
+
+                    lin = decode_layout(nn.Sequential(lin))[0]
+            fused = (state, lin)
+            self.__dict__["_fused"] = fused  # not a submodule: not in state_dict, not moved by .to()
+        return fused[1]
+
+    def _rope_table(self, end: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos, sin [positions, head_dim] for positions 0..end-1 from the rotary module itself (one tuple,
+        replaced whole, so decoders in other threads may share the head)."""
+        dev, dtype = self.fc.weight.device, self.fc.weight.dtype
+        table = self.__dict__.get("_rope")
+        if table is None or table[0].shape[0] < end or table[0].device != dev or table[0].dtype != dtype:
+            n = max(end, 256, 2 * (0 if table is None else table[0].shape[0]))
+            cos, sin = self.rotary(torch.zeros(1, dtype=dtype, device=dev), torch.arange(n, device=dev)[None])
+            table = (cos[0], sin[0])
+            self.__dict__["_rope"] = table
+        return table
 
     def draft_logits(self, out: torch.Tensor) -> torch.Tensor:
         """Logits over the V_d draft tokens [..., V_d] (map an index i to the target's id with d2t[i])."""

@@ -67,6 +67,37 @@ def test_unrolled_training_equals_decode_time_chain():
                 torch.testing.assert_close(feat[:, 0], outs[k][:, j], rtol=1e-4, atol=1e-5)
 
 
+def test_lean_decoding_path_equals_module_path():
+    """Without gradients the head runs fused q/k/v, a RoPE table, F.rms_norm and grouped SDPA: the same
+    outputs as its modules (the path training takes), with a cache and a tree mask; the fused matrix
+    follows an in-place change of the weights."""
+    from transformers import DynamicCache
+
+    target = tiny_target()
+    head = head_for(target)
+    g = torch.randn(1, 7, 32)
+    emb = torch.randn(1, 7, 32)
+    allowed = torch.ones(3, 7, dtype=torch.bool)
+    allowed[1, 5] = allowed[2, 4] = False                    # two siblings and a child, as in a tree
+    mask = additive_mask(allowed, g.dtype)[None, None]
+    pos = torch.tensor([[4, 5, 5]])
+
+    def run(grad: bool):
+        cache = DynamicCache()
+        with torch.set_grad_enabled(grad):
+            first = head(g[:, :4], emb[:, :4], torch.arange(4)[None], None, cache)
+            level = head(g[:, 4:], emb[:, 4:], pos, mask, cache)
+        return first.detach(), level.detach()
+
+    for lean, module in zip(run(False), run(True)):
+        assert not torch.equal(lean, torch.zeros_like(lean))
+        torch.testing.assert_close(lean, module, rtol=1e-5, atol=1e-6)
+    with torch.no_grad():
+        head.k_proj.weight.mul_(1.5)                             # training changes weights in place
+    for lean, module in zip(run(False), run(True)):
+        torch.testing.assert_close(lean, module, rtol=1e-5, atol=1e-6)
+
+
 def test_save_load_roundtrip_and_errors(tmp_path):
     target = tiny_target()
     lm = LoadedModel(None, target, "tiny", torch.device("cpu"), torch.float32, 0.0)
