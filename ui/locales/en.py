@@ -169,7 +169,9 @@ TEXT = {
     'eagle.cmp': ('Same prompt, length, device and dtype, measured now in this session (greedy, so all three produce '
                   'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding.'),
     'eagle.depth': ('For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the '
-                    'accepted path. A tree reaches deeper because several guesses are checked at every depth.'),
+                    'accepted path. A tree checks several guesses at every depth, so more of its steps reach each depth '
+                    'it has; a tree sized for this CPU is shallow (its depth is in its name), so a chain of N drafts can '
+                    'reach further.'),
     'compare.intro': ("Pick each column's strategy and open its **Settings** (greedy, sampling with its processors "
                       'and sampler, beam search with or without pruning and a sampled prefix, stochastic beams, '
                       'speculative decoding with a draft, rule and N, EAGLE with a head and a tree). Every column '
