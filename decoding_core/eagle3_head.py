@@ -153,15 +153,11 @@ class Eagle3Head(nn.Module):
         return fused[1]
 
     def _rope_table(self, end: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """cos, sin [positions, head_dim] for positions 0..end-1 from the rotary module itself (one tuple,
-        replaced whole, so decoders in other threads may share the head)."""
-        dev, dtype = self.fc.weight.device, self.fc.weight.dtype
-        table = self.__dict__.get("_rope")
-        if table is None or table[0].shape[0] < end or table[0].device != dev or table[0].dtype != dtype:
-            n = max(end, 256, 2 * (0 if table is None else table[0].shape[0]))
-            cos, sin = self.rotary(torch.zeros(1, dtype=dtype, device=dev), torch.arange(n, device=dev)[None])
-            table = (cos[0], sin[0])
-            self.__dict__["_rope"] = table
+        """cos, sin [positions, head_dim] for positions 0..end-1 from the rotary module itself (lean.rope_table)."""
+        from .lean import rope_table
+
+        table = rope_table(self.rotary, self.__dict__.get("_rope"), end, self.fc.weight.device, self.fc.weight.dtype)
+        self.__dict__["_rope"] = table
         return table
 
     def draft_logits(self, out: torch.Tensor) -> torch.Tensor:

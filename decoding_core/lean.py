@@ -22,6 +22,17 @@ import torch
 import torch.nn.functional as F
 
 
+def rope_table(rotary, table, end: int, device, dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos, sin [positions, head_dim] covering positions 0..end-1, from a transformers rotary module's own
+    values: ``table`` when it already covers them on ``device`` in ``dtype``, else a new one (at least twice
+    as long). One tuple, replaced whole by its owner, so decoders in other threads may share the model."""
+    if table is not None and table[0].shape[0] >= end and table[0].device == device and table[0].dtype == dtype:
+        return table
+    n = max(end, 256, 2 * (0 if table is None else table[0].shape[0]))
+    cos, sin = rotary(torch.zeros(1, dtype=dtype, device=device), torch.arange(n, device=device)[None])
+    return cos[0], sin[0]
+
+
 class LeanCache:
     """Keys and values of every layer, preallocated [layers, kv_heads, capacity, head_dim] and written in
     place; ``crop`` moves the length back. Grows (doubling) when a feed would overflow. Answers
@@ -114,12 +125,7 @@ class LeanLlama:
 
     def _rope(self, end: int) -> tuple[torch.Tensor, torch.Tensor]:
         """cos, sin [positions, head_dim] for positions 0..end-1 (transformers' own values, kept as a table)."""
-        table = self._table  # one tuple, replaced whole: decoders in other threads may share this model
-        if table is None or table[0].shape[0] < end:
-            n = max(end, 2 * (0 if table is None else table[0].shape[0]), 256)
-            pos = torch.arange(n, device=self.device)[None]
-            cos, sin = self.rotary(torch.zeros(1, dtype=self.dtype, device=self.device), pos)
-            table = self._table = (cos[0], sin[0])
+        table = self._table = rope_table(self.rotary, self._table, end, self.device, self.dtype)
         return table
 
     @torch.inference_mode()
