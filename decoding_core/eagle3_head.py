@@ -78,20 +78,34 @@ class Eagle3Head(nn.Module):
         return self.fc(torch.cat([hidden_states[i] for i in self.feature_layers], dim=-1).to(self.fc.weight.dtype))
 
     # -- one pass (decoding) ----------------------------------------------------------------------
-    def _qkv(self, features, embeds, position_ids):
-        x = torch.cat([self.input_norm(embeds), self.hidden_norm(features)], dim=-1)
+    @staticmethod
+    def _rms(norm: nn.Module, x: torch.Tensor, lean: bool) -> torch.Tensor:
+        """``norm(x)``; as one ``F.rms_norm`` (the same formula) on the lean decoding path."""
+        return F.rms_norm(x, (x.shape[-1],), norm.weight, norm.variance_epsilon) if lean else norm(x)
+
+    def _qkv(self, features, embeds, position_ids, lean: bool = False):
+        """q, k (RoPE applied) and v [B, heads, L, D]. ``lean`` (decoding): one fused q/k/v product and the
+        RoPE table; otherwise the three projections and the rotary module (training)."""
+        x = torch.cat([self._rms(self.input_norm, embeds, lean), self._rms(self.hidden_norm, features, lean)], dim=-1)
         B, L, _ = x.shape
-        q = self.q_proj(x).view(B, L, self.n_heads, self.head_dim).transpose(1, 2)
-        k = self.k_proj(x).view(B, L, self.n_kv, self.head_dim).transpose(1, 2)
-        v = self.v_proj(x).view(B, L, self.n_kv, self.head_dim).transpose(1, 2)
-        cos, sin = self.rotary(x, position_ids)
+        nh, nkv, d = self.n_heads, self.n_kv, self.head_dim
+        if lean:
+            heads = self._fused_qkv()(x).view(B, L, nh + 2 * nkv, d).transpose(1, 2)
+            q, k, v = heads[:, :nh], heads[:, nh:nh + nkv], heads[:, nh + nkv:]
+            cos, sin = self._rope_table(int(position_ids.max()) + 1)
+            cos, sin = cos[position_ids], sin[position_ids]
+        else:
+            q = self.q_proj(x).view(B, L, nh, d).transpose(1, 2)
+            k = self.k_proj(x).view(B, L, nkv, d).transpose(1, 2)
+            v = self.v_proj(x).view(B, L, nkv, d).transpose(1, 2)
+            cos, sin = self.rotary(x, position_ids)
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         return q, k, v
 
-    def _finish(self, features, attn):
+    def _finish(self, features, attn, lean: bool = False):
         B, _, L, _ = attn.shape
         h = features + self.o_proj(attn.transpose(1, 2).reshape(B, L, -1))
-        return h + self.mlp(self.post_norm(h))
+        return h + self.mlp(self._rms(self.post_norm, h, lean))
 
     def forward(self, features: torch.Tensor, embeds: torch.Tensor, position_ids: torch.Tensor,
                 attention_mask: torch.Tensor | None = None, cache=None) -> torch.Tensor:
@@ -100,12 +114,10 @@ class Eagle3Head(nn.Module):
         a 4D additive mask [B, 1, L, K] over cache + these positions (None = causal, no cache).
 
         Decoding (no gradient) takes a lean path with the same arithmetic: q/k/v as one matrix product,
-        RoPE from a table of the rotary module's own values, the norms as ``F.rms_norm`` and grouped-query
-        attention without copying the key/value heads (equal to the module path to float rounding, tested)."""
-        if torch.is_grad_enabled():
-            q, k, v = self._qkv(features, embeds, position_ids)
-        else:
-            q, k, v = self._qkv_lean(features, embeds, position_ids)
+        RoPE from a table of the rotary module's own values, the norms as ``F.rms_norm``; grouped-query
+        attention never copies the key/value heads (equal to the module path to float rounding, tested)."""
+        lean = not torch.is_grad_enabled()
+        q, k, v = self._qkv(features, embeds, position_ids, lean)
         if cache is not None:
             k, v = cache.update(k, v, 0)
         gqa = self.n_heads != self.n_kv
@@ -113,25 +125,7 @@ class Eagle3Head(nn.Module):
             attn = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         else:
             attn = F.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask.to(q.dtype), enable_gqa=gqa)
-        if torch.is_grad_enabled():
-            return self._finish(features, attn)
-        B, _, L, _ = attn.shape
-        h = features + self.o_proj(attn.transpose(1, 2).reshape(B, L, -1))
-        eps = self.post_norm.variance_epsilon
-        return h + self.mlp(F.rms_norm(h, (h.shape[-1],), self.post_norm.weight, eps))
-
-    def _qkv_lean(self, features, embeds, position_ids):
-        eps = self.input_norm.variance_epsilon
-        h = features.shape[-1]
-        x = torch.cat([F.rms_norm(embeds, (h,), self.input_norm.weight, eps),
-                       F.rms_norm(features, (h,), self.hidden_norm.weight, self.hidden_norm.variance_epsilon)], -1)
-        B, L, _ = x.shape
-        nh, nkv, d = self.n_heads, self.n_kv, self.head_dim
-        heads = self._fused_qkv()(x).view(B, L, nh + 2 * nkv, d).transpose(1, 2)
-        q, k, v = heads[:, :nh], heads[:, nh:nh + nkv], heads[:, nh + nkv:]
-        cos, sin = self._rope_table(int(position_ids.max()) + 1)
-        q, k = apply_rotary_pos_emb(q, k, cos[position_ids], sin[position_ids])
-        return q, k, v
+        return self._finish(features, attn, lean)
 
     def _fused_qkv(self) -> nn.Module:
         """q_proj, k_proj and v_proj as one Linear (laid out for CPU decoding like the others); rebuilt when
