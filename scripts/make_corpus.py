@@ -13,7 +13,15 @@ Stages, each resumable (rerun the same command after an interrupt; finished file
 2. ``heldout-NNNNN.jsonl.gz`` and ``train-NNNNN.jsonl.gz``: shards of --shard instructions with the
    target's greedy answers, each written atomically (temporary name, then rename). Shards are a
    shuffled order, so any prefix of them is a representative sample and training can start early.
-Each row: {"split", "kind", "instruction", "prompt_ids", "answer_ids", "complete"}. ``manifest.json``
+Each row: {"split", "kind", "instruction", "prompt_ids", "answer_ids", "complete"}.
+
+Extending a finished corpus (more training data, the held-out split untouched):
+
+    python scripts/make_corpus.py --out assets/corpus --extend 1500 --extend-seed 1 --dtype bfloat16
+
+draws 1,500 more training instructions (same bank and same train/held-out split, a new sampling seed,
+none repeating an instruction already in the corpus) into ``instructions-x1.jsonl.gz`` and answers them
+in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and lists each extension. ``manifest.json``
 says how the corpus was made and how far it got. Progress with an ETA goes to stderr and
 ``--log`` (default: OUT/../../runs/corpus.log).
 """
@@ -108,15 +116,18 @@ def answer_all(model, prompts: list[list[int]], max_new_tokens: int, batch: int,
     return [res[i] for i in range(len(prompts))]
 
 
-def build_instructions(lm, args, log) -> list[dict]:
-    """Templated + model-written instructions for both splits, deduplicated, shuffled (seeded)."""
+def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=()) -> list[dict]:
+    """Templated + model-written instructions for both splits, deduplicated, shuffled (seeded).
+
+    The bank (and so the train/held-out split) always comes from --seed; ``sample_seed`` draws another
+    sample from it (an extension), leaving out any instruction in ``exclude``."""
     bank = InstructionBank(args.seed)
     bank.check_disjoint()
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed if sample_seed is None else sample_seed)
     rows = []
-    for split, n in (("train", args.train), ("heldout", args.heldout)):
+    for split, n in splits or (("train", args.train), ("heldout", args.heldout)):
         n_self = round(n * args.self_share)
-        seen: set[str] = set()
+        seen: set[str] = set(exclude)
         templated = []
         tries = 0
         while len(templated) < n - n_self and tries < 50 * n:
@@ -136,6 +147,12 @@ def build_instructions(lm, args, log) -> list[dict]:
             if text and text not in seen and len(selfmade) < n_self:
                 seen.add(text)
                 selfmade.append({"split": split, "kind": "self-instruct", "instruction": text})
+        while sample_seed is not None and len(templated) + len(selfmade) < n and tries < 100 * n:
+            tries += 1  # an extension delivers the number asked: templated ones stand in for repeats the model wrote
+            kind, text = bank.sample(split, rng)
+            if text not in seen:
+                seen.add(text)
+                templated.append({"split": split, "kind": kind, "instruction": text})
         rows += templated + selfmade
     rng.shuffle(rows)
     return rows
@@ -145,14 +162,30 @@ def pad_id(lm) -> int:
     return lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.eos_ids[0]
 
 
-def shard_names(rows: list[dict], shard: int) -> list[tuple[str, list[int]]]:
-    """(file name, row indices) for every shard: held-out first, then training."""
+def shard_names(rows: list[dict], shard: int, part: str = "") -> list[tuple[str, list[int]]]:
+    """(file name, row indices) for every shard: held-out first, then training; an extension's shards
+    carry its part name (train-x1-00000.jsonl.gz), so they sort after the base shards."""
     out = []
+    tag = f"{part}-" if part else ""
     for split in ("heldout", "train"):
         idx = [i for i, r in enumerate(rows) if r["split"] == split]
         for k, s in enumerate(range(0, len(idx), shard)):
-            out.append((f"{split}-{k:05d}.jsonl.gz", idx[s : s + shard]))
+            out.append((f"{split}-{tag}{k:05d}.jsonl.gz", idx[s : s + shard]))
     return out
+
+
+def all_parts(out: Path, shard: int) -> list[tuple[str, list[dict], list[tuple[str, list[int]]]]]:
+    """(part, instructions, shards) for the base corpus and every extension found in ``out``."""
+    parts = []
+    base = out / "instructions.jsonl.gz"
+    if base.exists():
+        rows = read_jsonl_gz(base)
+        parts.append(("", rows, shard_names(rows, shard)))
+    for path in sorted(out.glob("instructions-x*.jsonl.gz")):
+        part = path.name[len("instructions-"):-len(".jsonl.gz")]
+        rows = read_jsonl_gz(path)
+        parts.append((part, rows, shard_names(rows, shard, part)))
+    return parts
 
 
 def main(argv=None):
@@ -170,6 +203,9 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--log", default=None)
+    ap.add_argument("--extend", type=int, default=0,
+                    help="add this many training instructions to a finished corpus (a new part; held-out untouched)")
+    ap.add_argument("--extend-seed", type=int, default=1, help="the extension's sampling seed (its part is xSEED)")
     ap.add_argument("--manifest-only", action="store_true",
                     help="only (re)write manifest.json from the shards already made (no model, no generation)")
     args = ap.parse_args(argv)
@@ -189,21 +225,32 @@ def main(argv=None):
     t0 = time.perf_counter()
     instr_path = out / "instructions.jsonl.gz"
     if args.manifest_only:
-        rows = read_jsonl_gz(instr_path)
-        write_manifest(out, args, rows, shard_names(rows, args.shard), EMBEDDED_NAME)
+        write_manifest(out, args, EMBEDDED_NAME)
         log(f"[corpus] manifest written for the shards made so far ({out / 'manifest.json'})")
         return
+    if args.extend and not instr_path.exists():
+        raise SystemExit(f"--extend adds to a corpus: {instr_path} does not exist yet (make the base corpus first)")
     lm = load_model(device=args.device, dtype=args.dtype)
     eos, pad = set(lm.eos_ids), pad_id(lm)
+    part = f"x{args.extend_seed}" if args.extend else ""
+    if args.extend:
+        instr_path = out / f"instructions-{part}.jsonl.gz"
     if instr_path.exists():
         rows = read_jsonl_gz(instr_path)
         log(f"[corpus] {len(rows)} instructions from {instr_path}")
+    elif args.extend:
+        if args.extend_seed == args.seed:
+            raise SystemExit("--extend-seed must differ from --seed (the base corpus's sample)")
+        known = {r["instruction"] for _, rs, _ in all_parts(out, args.shard) for r in rs}
+        rows = build_instructions(lm, args, log, splits=(("train", args.extend),), sample_seed=args.extend_seed,
+                                  exclude=known)
+        write_jsonl_gz(instr_path, rows)
     else:
         rows = build_instructions(lm, args, log)
         write_jsonl_gz(instr_path, rows)
         log(f"[corpus] wrote {len(rows)} instructions ({time.perf_counter() - t0:.0f} s)")
 
-    shards = shard_names(rows, args.shard)
+    shards = shard_names(rows, args.shard, part)
     todo = [(name, idx) for name, idx in shards if not (out / name).exists()]
     if args.max_shards:
         todo = todo[: args.max_shards]
@@ -214,7 +261,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         log("[corpus] stopped; the finished shards are kept (rerun the same command to continue)")
     finally:
-        write_manifest(out, args, rows, shards, lm.name)
+        write_manifest(out, args, lm.name)
     log(f"[corpus] done in {time.perf_counter() - t0:.0f} s")
 
 
@@ -239,32 +286,60 @@ def make_shards(lm, args, rows, todo, out: Path, eos, pad, log) -> None:
             f"{k + 1}/{len(todo)} shards this run, {tok_gen} tokens, ETA {eta / 60:.1f} min")
 
 
-def write_manifest(out: Path, args, rows: list[dict], shards, target_name: str) -> None:
-    made = [(name, read_jsonl_gz(out / name)) for name, _ in shards if (out / name).exists()]
+def write_manifest(out: Path, args, target_name: str) -> None:
+    """manifest.json from what is on disk: every part's shards; the base command and settings (kept from
+    the existing manifest when this run is an extension) and one entry per extension."""
+    path = out / "manifest.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    parts = all_parts(out, args.shard)
+    command = "python scripts/make_corpus.py " + " ".join(a for a in sys.argv[1:] if a != "--manifest-only")
+    settings = {"train": args.train, "heldout": args.heldout, "self_share": args.self_share,
+                "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed, "shard": args.shard}
+    extensions = dict(old.get("extensions", {}))
+    if args.extend or args.manifest_only:  # not a base run: the base's own command and settings stay
+        command, settings = old.get("command", command), old.get("settings", settings)
+    if args.extend:
+        extensions[f"x{args.extend_seed}"] = {
+            "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
+            "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
+                         "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,
+                         "shard": args.shard}}
     by_split: dict[str, dict] = {}
-    for name, rs in made:
-        s = by_split.setdefault(name.split("-")[0], {"shards": 0, "instructions": 0, "answer_tokens": 0,
-                                                     "complete_answers": 0})
-        s["shards"] += 1
-        s["instructions"] += len(rs)
-        s["answer_tokens"] += sum(len(r["answer_ids"]) for r in rs)
-        s["complete_answers"] += sum(bool(r["complete"]) for r in rs)
     kinds: dict[str, int] = {}
-    for r in rows:
-        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    shards_total = shards_made = 0
+    for part, rows, shards in parts:
+        shards_total += len(shards)
+        for name, _ in shards:
+            if not (out / name).exists():
+                continue
+            shards_made += 1
+            rs = read_jsonl_gz(out / name)
+            s = by_split.setdefault(name.split("-")[0], {"shards": 0, "instructions": 0, "answer_tokens": 0,
+                                                         "complete_answers": 0})
+            s["shards"] += 1
+            s["instructions"] += len(rs)
+            s["answer_tokens"] += sum(len(r["answer_ids"]) for r in rs)
+            s["complete_answers"] += sum(bool(r["complete"]) for r in rs)
+        for r in rows:
+            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+        if part and part in extensions:
+            extensions[part]["instructions"] = len(rows)
+            extensions[part]["shards_made"] = sum((out / n).exists() for n, _ in shards)
+            extensions[part]["shards_total"] = len(shards)
     manifest = {
         "what": "Self-distillation corpus: instructions (templated from scripts/corpus_instructions.py and written by "
                 "the embedded model) with the embedded target's own greedy answers, as token ids.",
         "target": target_name,
-        "command": "python scripts/make_corpus.py " + " ".join(a for a in sys.argv[1:] if a != "--manifest-only"),
-        "settings": {"train": args.train, "heldout": args.heldout, "self_share": args.self_share,
-                     "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed, "shard": args.shard},
+        "command": command,
+        "settings": settings,
         "held_out_rule": "held-out instructions use only held-out topics/subjects, held-out phrasings, held-out "
-                         "context and constraint sentences and held-out self-instruct seeds (disjoint from training)",
-        "shards_total": len(shards), "shards_made": len(made), "splits": by_split, "kinds": kinds,
+                         "context and constraint sentences and held-out self-instruct seeds (disjoint from training); "
+                         "extensions add training instructions only, from the same split",
+        "shards_total": shards_total, "shards_made": shards_made, "splits": by_split, "kinds": kinds,
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-
+    if extensions:
+        manifest["extensions"] = extensions
+    path.write_text(json.dumps(manifest, indent=1) + "\n")
 
 if __name__ == "__main__":
     main()

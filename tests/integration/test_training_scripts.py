@@ -39,6 +39,19 @@ def corpus(tmp_path_factory):
     assert manifest["shards_made"] == manifest["shards_total"] == 4
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train)
     assert not {r["instruction"] for r in train} & {r["instruction"] for r in held}
+    # an extension adds training instructions in its own shards; the base and the held-out split stay as they were
+    proc = script(*args, "--extend", "4", "--extend-seed", "3")
+    assert "0 of 1 shards done" in proc.stderr
+    train2, held2 = corpus_rows(d, "train"), corpus_rows(d, "heldout")
+    assert train2[:10] == train and held2 == held and len(train2) == 14
+    assert len({r["instruction"] for r in train2}) == 14  # no instruction repeated from the base corpus
+    assert (d / "train-x3-00000.jsonl.gz").exists()
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert manifest["command"].endswith("--log " + str(d / "corpus.log")) and "--extend" not in manifest["command"]
+    ext = manifest["extensions"]["x3"]
+    assert ext["instructions"] == 4 and ext["shards_made"] == ext["shards_total"] == 1 and "--extend 4" in ext["command"]
+    assert manifest["shards_made"] == manifest["shards_total"] == 5
+    assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train2)
     return d
 
 
