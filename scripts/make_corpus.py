@@ -230,6 +230,8 @@ def main(argv=None):
         return
     if args.extend and not instr_path.exists():
         raise SystemExit(f"--extend adds to a corpus: {instr_path} does not exist yet (make the base corpus first)")
+    if args.extend and args.extend_seed == args.seed:
+        raise SystemExit("--extend-seed must differ from --seed (the base corpus's sample)")
     lm = load_model(device=args.device, dtype=args.dtype)
     eos, pad = set(lm.eos_ids), pad_id(lm)
     part = f"x{args.extend_seed}" if args.extend else ""
@@ -239,12 +241,11 @@ def main(argv=None):
         rows = read_jsonl_gz(instr_path)
         log(f"[corpus] {len(rows)} instructions from {instr_path}")
     elif args.extend:
-        if args.extend_seed == args.seed:
-            raise SystemExit("--extend-seed must differ from --seed (the base corpus's sample)")
         known = {r["instruction"] for _, rs, _ in all_parts(out, args.shard) for r in rs}
         rows = build_instructions(lm, args, log, splits=(("train", args.extend),), sample_seed=args.extend_seed,
                                   exclude=known)
         write_jsonl_gz(instr_path, rows)
+        log(f"[corpus] wrote {len(rows)} new training instructions to {instr_path} ({time.perf_counter() - t0:.0f} s)")
     else:
         rows = build_instructions(lm, args, log)
         write_jsonl_gz(instr_path, rows)
