@@ -174,17 +174,19 @@ def shard_names(rows: list[dict], shard: int, part: str = "") -> list[tuple[str,
     return out
 
 
-def all_parts(out: Path, shard: int) -> list[tuple[str, list[dict], list[tuple[str, list[int]]]]]:
-    """(part, instructions, shards) for the base corpus and every extension found in ``out``."""
+def all_parts(out: Path, shard: int, sizes: dict[str, int] | None = None) -> list[tuple[str, list[dict], list]]:
+    """(part, instructions, shards) for the base corpus ("") and every extension found in ``out``; ``sizes``
+    gives a part's own shard size where it was made with another --shard than ``shard``."""
     parts = []
+    sizes = sizes or {}
     base = out / "instructions.jsonl.gz"
     if base.exists():
         rows = read_jsonl_gz(base)
-        parts.append(("", rows, shard_names(rows, shard)))
+        parts.append(("", rows, shard_names(rows, sizes.get("", shard))))
     for path in sorted(out.glob("instructions-x*.jsonl.gz")):
         part = path.name[len("instructions-"):-len(".jsonl.gz")]
         rows = read_jsonl_gz(path)
-        parts.append((part, rows, shard_names(rows, shard, part)))
+        parts.append((part, rows, shard_names(rows, sizes.get(part, shard), part)))
     return parts
 
 
@@ -292,7 +294,6 @@ def write_manifest(out: Path, args, target_name: str) -> None:
     the existing manifest when this run is an extension) and one entry per extension."""
     path = out / "manifest.json"
     old = json.loads(path.read_text()) if path.exists() else {}
-    parts = all_parts(out, args.shard)
     command = "python scripts/make_corpus.py " + " ".join(a for a in sys.argv[1:] if a != "--manifest-only")
     settings = {"train": args.train, "heldout": args.heldout, "self_share": args.self_share,
                 "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed, "shard": args.shard}
@@ -305,6 +306,9 @@ def write_manifest(out: Path, args, target_name: str) -> None:
             "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
                          "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,
                          "shard": args.shard}}
+    sizes = {"": settings.get("shard", args.shard),
+             **{part: e["settings"]["shard"] for part, e in extensions.items() if "shard" in e.get("settings", {})}}
+    parts = all_parts(out, args.shard, sizes)
     by_split: dict[str, dict] = {}
     kinds: dict[str, int] = {}
     shards_total = shards_made = 0
