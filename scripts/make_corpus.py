@@ -13,7 +13,9 @@ Stages, each resumable (rerun the same command after an interrupt; finished file
 2. ``heldout-NNNNN.jsonl.gz`` and ``train-NNNNN.jsonl.gz``: shards of --shard instructions with the
    target's greedy answers, each written atomically (temporary name, then rename). Shards are a
    shuffled order, so any prefix of them is a representative sample and training can start early.
-Each row: {"split", "kind", "instruction", "prompt_ids", "answer_ids", "complete"}.
+Each row: {"split", "kind", "instruction", "prompt_ids", "answer_ids", "complete"}. ``manifest.json``
+says how the corpus was made and how far it got. Progress with an ETA goes to stderr and
+``--log`` (default: OUT/../../runs/corpus.log).
 
 Extending a finished corpus (more training data, the held-out split untouched):
 
@@ -21,9 +23,7 @@ Extending a finished corpus (more training data, the held-out split untouched):
 
 draws 1,500 more training instructions (same bank and same train/held-out split, a new sampling seed,
 none repeating an instruction already in the corpus) into ``instructions-x1.jsonl.gz`` and answers them
-in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and lists each extension. ``manifest.json``
-says how the corpus was made and how far it got. Progress with an ETA goes to stderr and
-``--log`` (default: OUT/../../runs/corpus.log).
+in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and lists each extension.
 """
 from __future__ import annotations
 
@@ -345,6 +345,7 @@ def write_manifest(out: Path, args, target_name: str) -> None:
     if extensions:
         manifest["extensions"] = extensions
     path.write_text(json.dumps(manifest, indent=1) + "\n")
+
 
 if __name__ == "__main__":
     main()
