@@ -254,20 +254,7 @@ class Bench:
                      "share")
             if n_draft == sizes[-1]:
                 self.spec_tok_s, self.greedy_heldout = ours, plain
-        n_draft = 4
-        assisted_model = draft.model
-        same_draft = dataclasses.replace(draft, draft_vocab=None, draft_head=None)  # what assisted generation runs
-
-        def run4(i, d=same_draft):
-            return SpeculativeDecoder(self.lm, d, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False).start(i).run()
-
-        def hf_assisted(i):
-            gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
-                                  eos_token_id=None, do_sample=False, num_assistant_tokens=n_draft,
-                                  num_assistant_tokens_schedule="constant", assistant_confidence_threshold=0.0)
-            return self.lm.model.generate(torch.tensor([i], device=self.lm.device), generation_config=gc,
-                                          assistant_model=assisted_model)
-
+        run4, hf_assisted = self.assisted_pairing(draft)
         try:
             _, hf, ratio = self.paired(run4, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
             self.add("speculative", "transformers assisted generation (same draft, N=4)", hf, "tok/s")
@@ -280,6 +267,23 @@ class Bench:
         except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
         self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
+
+    def assisted_pairing(self, draft, n_draft: int = 4):
+        """(ours, transformers' assisted generation) as run(prompt ids) functions with the same draft and N: ours runs
+        the draft over the full vocabulary unless given another draft (``ours(i, d)``), as assisted generation does."""
+        same_draft = dataclasses.replace(draft, draft_vocab=None, draft_head=None)  # what assisted generation runs
+
+        def ours(i, d=same_draft):
+            return SpeculativeDecoder(self.lm, d, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False).start(i).run()
+
+        def assisted(i):
+            gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
+                                  eos_token_id=None, do_sample=False, num_assistant_tokens=n_draft,
+                                  num_assistant_tokens_schedule="constant", assistant_confidence_threshold=0.0)
+            return self.lm.model.generate(torch.tensor([i], device=self.lm.device), generation_config=gc,
+                                          assistant_model=draft.model)
+
+        return ours, assisted
 
     def eagle(self):
         from .eagle import EagleDecoder
