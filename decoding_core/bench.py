@@ -8,6 +8,8 @@ studies (the pages' comparison study), samplers, overhead.
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import dataclasses
 import json
 import platform
@@ -30,6 +32,25 @@ from .speculative import SpeculativeDecoder
 
 SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
             "studies", "samplers", "overhead")
+
+
+
+@contextlib.contextmanager
+def fixed_assistant_length(assistant, n_draft: int):
+    """Make transformers' assisted generation draft exactly ``n_draft`` tokens per step with ``assistant``.
+
+    Its candidate generator reads the draft length, its schedule and the confidence stop from the ASSISTANT's
+    generation config, not from the config passed to generate(); the defaults there (20 tokens, stop below
+    confidence 0.4, a threshold it re-fits as it goes) make it an adaptive-length method, not "the same N"."""
+    saved = assistant.generation_config
+    assistant.generation_config = copy.deepcopy(saved)
+    assistant.generation_config.num_assistant_tokens = n_draft
+    assistant.generation_config.num_assistant_tokens_schedule = "constant"
+    assistant.generation_config.assistant_confidence_threshold = 0.0
+    try:
+        yield
+    finally:
+        assistant.generation_config = saved
 
 
 class Bench:
@@ -264,13 +285,25 @@ class Bench:
                                             lambda o: self.n)
                 self.add("speculative", f"ratio ours with the {draft.draft_vocab.numel()}-token draft vocabulary / "
                                         "transformers assisted (N=4)", ratio_v, "x")
+            # what a user of transformers gets without choosing: its own adaptive draft length, against our default
+            _, hf_defaults = self.assisted_pairing(draft, fixed=False)
+            n_auto = chosen["n_draft"]
+            _, hf_d, ratio_d = self.paired(
+                lambda i: SpeculativeDecoder(self.lm, draft, n_auto, "greedy", max_new_tokens=self.n,
+                                             stop_at_eos=False).start(i).run(),
+                hf_defaults, lambda r: len(r.tokens), lambda o: self.n)
+            self.add("speculative", "transformers assisted generation at its defaults (same draft; up to 20 drafts, "
+                                    "stops below confidence 0.4)", hf_d, "tok/s")
+            self.add("speculative", f"ratio ours at the device-aware N={n_auto} / transformers assisted at its "
+                                    "defaults", ratio_d, "x")
         except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
         self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
 
-    def assisted_pairing(self, draft, n_draft: int = 4):
+    def assisted_pairing(self, draft, n_draft: int = 4, fixed: bool = True):
         """(ours, transformers' assisted generation) as run(prompt ids) functions with the same draft and N: ours runs
-        the draft over the full vocabulary unless given another draft (``ours(i, d)``), as assisted generation does."""
+        the draft over the full vocabulary unless given another draft (``ours(i, d)``), as assisted generation does.
+        ``fixed=False``: assisted generation at its own defaults (adaptive length), not N."""
         same_draft = dataclasses.replace(draft, draft_vocab=None, draft_head=None)  # what assisted generation runs
 
         def ours(i, d=same_draft):
@@ -278,10 +311,10 @@ class Bench:
 
         def assisted(i):
             gc = GenerationConfig(max_new_tokens=self.n, min_new_tokens=self.n, pad_token_id=self.lm.eos_ids[0],
-                                  eos_token_id=None, do_sample=False, num_assistant_tokens=n_draft,
-                                  num_assistant_tokens_schedule="constant", assistant_confidence_threshold=0.0)
-            return self.lm.model.generate(torch.tensor([i], device=self.lm.device), generation_config=gc,
-                                          assistant_model=draft.model)
+                                  eos_token_id=None, do_sample=False)
+            with fixed_assistant_length(draft.model, n_draft) if fixed else contextlib.nullcontext():
+                return self.lm.model.generate(torch.tensor([i], device=self.lm.device), generation_config=gc,
+                                              assistant_model=draft.model)
 
         return ours, assisted
 

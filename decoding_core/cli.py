@@ -80,6 +80,9 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     r.add_argument("--n-draft", type=_int_or_auto, default="auto",
                    help="draft length N, or auto (default): the N that maximises tokens/s on this device for the "
                         "shipped draft, the reference N = 4 for other drafts")
+    r.add_argument("--stop-below", type=float, default=0.0,
+                   help="stop drafting after a token the draft gave probability below this (0, default: always N; "
+                        "transformers' assisted generation stops below 0.4)")
     r.add_argument("--verify", choices=RULES, default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",
@@ -154,7 +157,7 @@ OPTIONS = {  # settings' field names (in their messages) -> the options that set
     "length penalty": "--length-penalty", "relative threshold rp": "--rp", "absolute threshold ap": "--ap",
     "relative local threshold rpl": "--rpl", "max candidates per node mc": "--mc", "sample prefix": "--sample-prefix",
     "draft length N": "--n-draft", "K (top-K verification)": "--verify-k", "tree top-k": "--tree-top-k",
-    "tree depth": "--depth", "total tokens": "--total-tokens", "draft": "--draft",
+    "tree depth": "--depth", "total tokens": "--total-tokens", "draft": "--draft", "confidence stop": "--stop-below",
 }
 
 
@@ -199,7 +202,8 @@ def _strategy_settings(args, name: str):
     if name == "stochastic-beam":
         return StochasticBeam(args.num_beams, args.temperature)
     if name == "speculative":
-        return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling)
+        return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling,
+                           args.stop_below)
     if name == "eagle":
         return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling)
     raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")

@@ -183,6 +183,7 @@ class Speculative:
     verify_k: int = 1
     target_sample: bool = False               # top-K: the target samples its own token instead of argmax
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    stop_below: float = 0.0                   # stop drafting after a token with draft confidence q(y) below this
     name = "speculative"
 
     def __post_init__(self):
@@ -192,6 +193,7 @@ class Speculative:
             _number("draft length N", self.n_draft, lo=1, integer=True)
         _choice("verification rule", self.rule, RULES)
         _number("K (top-K verification)", self.verify_k, lo=1, integer=True)
+        _number("confidence stop", self.stop_below, lo=0.0, hi=0.99)
 
     @property
     def samples(self) -> bool:

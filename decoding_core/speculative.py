@@ -176,8 +176,11 @@ class SpeculativeDecoder(DraftVerifyDecoder):
 
     def __init__(self, target: LoadedModel, draft: LoadedModel | None, n_draft: int = 4, rule: str = "greedy",
                  verify_k: int = 1, settings: SamplingSettings | None = None, max_new_tokens: int = 64,
-                 seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False, backend: str = "eager"):
+                 seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False, backend: str = "eager",
+                 stop_below: float = 0.0):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
+        if not isinstance(stop_below, (int, float)) or not 0.0 <= stop_below < 1.0:
+            raise ValueError(f"the confidence stop must be in [0, 1), got {stop_below!r}")
         if rule not in RULES:
             raise ValueError(f"verification rule must be one of {', '.join(RULES)}, got {rule!r}")
         if not isinstance(n_draft, int) or n_draft < 1:
@@ -191,13 +194,17 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             raise ValueError("the draft and the target must be on the same device")
         self.draft = draft
         self.n_draft, self.rule, self.verify_k = n_draft, rule, verify_k
+        self.stop_below = float(stop_below)  # stop drafting after a token the draft gave q(y) < this (0 = always N)
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
         self.special_ids = frozenset(getattr(target.tokenizer, "all_special_ids", ()) or ())
 
     def metrics(self) -> dict:
-        return {**super().metrics(), "sizes": {"n_draft": self.n_draft, "chosen_by": self.chosen_by}}
+        sizes = {"n_draft": self.n_draft, "chosen_by": self.chosen_by}
+        if self.stop_below:
+            sizes["stop_below"] = self.stop_below
+        return {**super().metrics(), "sizes": sizes}
 
     def _reset(self):
         cap = len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1
@@ -218,7 +225,11 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         return torch.stack(rows)
 
     def _propose(self, n: int) -> tuple[list[int], torch.Tensor | None]:
-        """The draft's n tokens and q [n, V] (None for prompt lookup)."""
+        """The draft's tokens (at most n) and q [len, V] (None for prompt lookup). With ``stop_below`` > 0 the
+        draft stops after a token it gave probability q(y) < stop_below (a variable draft length, as
+        transformers' assisted generation does by default): the choice to go on reads only the draft's own q
+        and draws, so every verification rule stays what it was (greedy equal to plain greedy, sampling
+        lossless)."""
         if n == 0:
             return [], None
         if self.draft is None:
@@ -235,6 +246,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             ys.append(y)
             qs.append(q)
             feed = [y]
+            if self.stop_below and float(q[y]) < self.stop_below:
+                break
         return ys, torch.stack(qs)
 
     def _step(self, t0):
@@ -271,7 +284,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         drafts = []
         for i, y in enumerate(ys):
             status = "accepted" if i < v.n_accepted else "rejected" if i == v.n_accepted else "discarded"
-            drafts.append(DraftToken(y, self.lm.token_text(y), v.p_draft[i], v.q_draft[i], v.accept_prob[i],
+            qy = float(q[i, y]) if q is not None else v.q_draft[i]  # the draft's own confidence, whatever the rule
+            drafts.append(DraftToken(y, self.lm.token_text(y), v.p_draft[i], qy, v.accept_prob[i],
                                      v.uniforms[i] if i < len(v.uniforms) else None, status))
         residual_top = None
         if v.next_source == "correction" and v.n_accepted < len(ys):

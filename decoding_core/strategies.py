@@ -107,7 +107,8 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         draft = loaders.draft(lm, strategy.draft)
         sizes = sizes or resolve_sizes(lm, strategy, draft=draft, loaders=loaders)
         dec = SpeculativeDecoder(lm, draft, sizes.n_draft, strategy.rule, strategy.verify_k, strategy.sampling,
-                                 target_sample=strategy.target_sample, backend=run.backend, **common)
+                                 target_sample=strategy.target_sample, backend=run.backend,
+                                 stop_below=strategy.stop_below, **common)
         dec.chosen_by = chosen_by(sizes.choice)
         return dec
     if isinstance(strategy, Eagle):
@@ -148,7 +149,8 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         n = sizes.n_draft if sizes and sizes.n_draft else strategy.n_draft
         src = {"embedded": Msg.of("core.desc.shipped_draft"),
                "prompt-lookup": Msg.of("core.desc.prompt_lookup")}.get(strategy.draft, strategy.draft)
-        return Msg.of("core.desc.speculative", src=src, n=n, rule=Msg.of(f"core.rule.{strategy.rule}"))
+        stop = Msg.of("core.desc.stop_below", q=strategy.stop_below) if strategy.stop_below else ""
+        return Msg.of("core.desc.speculative", src=src, n=n, rule=Msg.of(f"core.rule.{strategy.rule}"), stop=stop)
     if isinstance(strategy, Eagle):
         total = sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens
         depth = sizes.depth if sizes and sizes.depth else strategy.depth

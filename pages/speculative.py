@@ -27,6 +27,7 @@ P = Controls([
           help="p.draft_source.help"),
     Param("draft_model", "", "p.draft_model", help="p.draft_model.help"),
     Param("n_draft", 4, "p.n_draft", 1, 12),
+    Param("stop_below", 0.0, "p.stop_below", 0.0, 0.95, 0.05, help="p.stop_below.help"),
     Param("n_auto", True, "p.n_auto",
           help="p.n_auto.help"),
     Param("rule", "greedy", "p.rule", choices=RULES, widget="radio",
@@ -53,6 +54,7 @@ def controls() -> Speculative:
             P.show("draft_model", c1)
         P.show("n_auto", c2, disabled=ss.draft_source != "embedded")
         P.show("n_draft", c2, disabled=ss.n_auto and ss.draft_source == "embedded")
+        P.show("stop_below", c2, disabled=ss.draft_source == "prompt-lookup")
         P.show("rule", c3)
         if ss.rule == "topk":
             P.show("verify_k", c3)
@@ -64,7 +66,8 @@ def controls() -> Speculative:
                 sampling = show_sampling(P, "spec_")
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
-    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling)
+    stop = ss.stop_below if ss.draft_source != "prompt-lookup" else 0.0
+    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop)
 
 
 def render() -> None:
@@ -167,7 +170,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         return
     st.markdown(origin_html(dec.history, cursor), unsafe_allow_html=True)
     step = dec.history[cursor]
-    has_q = not lookup and strategy.rule != "greedy"  # greedy match drafts argmaxes: its q is 1 by definition
+    # greedy match compares tokens, so q is shown only where a rule or the confidence stop reads it
+    has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0)
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("spec.step", n=step.index + 1, drafted=len(step.drafts), accepted=step.n_accepted,
@@ -175,6 +179,9 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
             table(st, draft_rows(step, strategy.rule, has_q))
+            last = step.drafts[-1]
+            if strategy.stop_below and not lookup and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
+                st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))
         else:
             st.caption(t("spec.no_draft"))
         st.caption(t("spec.test", test=t(TESTS[strategy.rule], k=strategy.verify_k))

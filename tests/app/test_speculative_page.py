@@ -40,6 +40,22 @@ def test_rules_and_run_to_end_with_speedup():
     assert not at.exception
 
 
+def test_confidence_stop_shortens_drafts_and_says_why():
+    at = open_app(PAGE)
+    at.toggle(key="n_auto").set_value(False).run()
+    at.slider(key="n_draft").set_value(8).run()
+    at.slider(key="stop_below").set_value(0.9).run()
+    said = []
+    for _ in range(4):
+        at.button(key="spec_step").click().run()
+        table = at.dataframe[0].value
+        assert "q(y) draft" in table.columns  # the stop reads q, so q is shown even under greedy match
+        said += [c.value for c in at.caption if "The draft stopped after" in c.value]
+        assert len(table) <= 8
+    assert said and "below the stop (0.90)" in said[0]
+    assert not at.exception
+
+
 def test_sweep_and_drift():
     at = open_app(PAGE)
     at.slider(key="sweep_max_n").set_value(3).run()

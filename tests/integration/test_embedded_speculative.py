@@ -78,6 +78,7 @@ def test_rejection_sampling_first_token_matches_target(embedded, draft):
 
 def test_cli_speculative_and_eagle(embedded, greedy_refs):
     for args in (["--strategy", "speculative", "--draft", "embedded", "--n-draft", "4"],
+                 ["--strategy", "speculative", "--n-draft", "6", "--stop-below", "0.5"],  # variable length, at most 6
                  ["--strategy", "speculative", "--draft", "embedded"],  # N auto: sized for this device
                  ["--strategy", "speculative", "--draft", "prompt-lookup"],
                  ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
@@ -94,8 +95,12 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
             assert m["sizes"]["head"] in ("eagle1", "eagle3") and m["sizes"]["total_tokens"] >= 2
         else:
             assert m["sizes"]["n_draft"] >= 1
+        if "--stop-below" in args:
+            assert m["sizes"]["stop_below"] == 0.5 and m["drafted"] < 6 * m["verify_steps"]
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--n-draft", "0")
     assert bad.returncode == 2 and "n-draft" in bad.stderr
+    bad = run_cli("--strategy", "speculative", "--prompt", "x", "--stop-below", "1.5")
+    assert bad.returncode == 2 and "--stop-below: confidence stop" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--draft", "/no/such/draft")
     assert bad.returncode == 2
     bad = run_cli("--strategy", "eagle", "--prompt", "x", "--total-tokens", "lots")

@@ -242,3 +242,62 @@ def test_labels_name_what_happened():
     step = SpeculativeDecoder(lm, draft, 3, "greedy", max_new_tokens=8).start([1, 5, 9]).step()
     assert set(draft_rows(step, "greedy")[0]) == {"i", "draft token", "q(y) draft", "p(y) target", "result"}
     assert "u" in draft_rows(step, "sample")[0] and "q(y) draft" not in draft_rows(step, "greedy", has_q=False)[0]
+
+
+@pytest.mark.parametrize("stop", [0.5, 0.75, 0.95])
+def test_confidence_stop_keeps_greedy_output_and_stops_where_it_should(pair, stop):
+    """With a confidence stop the draft proposes up to N tokens and stops right after one it gave q(y) < stop;
+    greedy output is still the target's own, and the stop is visible in the step records."""
+    target, draft = pair
+    stopped = full = 0
+    for prompt in ([1, 5, 9], [1, 22, 23, 24, 22, 23]):
+        ref = greedy_decoder(target, 30, stop_at_eos=False).start(prompt).run().tokens
+        dec = SpeculativeDecoder(target, draft, 5, "greedy", max_new_tokens=30, stop_at_eos=False,
+                                 stop_below=stop).start(prompt)
+        while not dec.done:
+            budget = 30 - len(dec.tokens)
+            rec = dec.step()
+            qs = [d.q for d in rec.drafts]
+            assert all(q >= stop for q in qs[:-1]), qs     # it never goes on past an unsure token ...
+            if len(qs) < min(5, budget - 1):
+                assert qs and qs[-1] < stop                # ... and stops early only right after one
+                stopped += 1
+            else:
+                full += 1
+        assert dec.tokens == ref
+        assert dec.metrics()["sizes"]["stop_below"] == stop
+    assert stopped and full  # both branches ran
+
+
+def test_confidence_stop_keeps_rejection_sampling_lossless(pair):
+    """The first two tokens of sampled speculation (N = 2, stop below 0.7: some first steps stop after one
+    draft, some draft both) are distributed as the target's own p(t1) p(t2 | t1) (chi-square)."""
+    target, draft = pair
+    prompt = [1, 5, 9]
+    with torch.no_grad():
+        p1 = torch.softmax(target.model(input_ids=torch.tensor([prompt])).logits[0, -1].float(), -1)
+        firsts = torch.arange(50)
+        rows = torch.tensor([prompt] * 50)
+        p2 = torch.softmax(target.model(input_ids=torch.cat([rows, firsts[:, None]], 1)).logits[:, -1].float(), -1)
+    joint = (p1[:, None] * p2).flatten()
+    counts = torch.zeros(2500)
+    lengths = set()
+    for seed in range(1200):
+        dec = SpeculativeDecoder(target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False,
+                                 stop_below=0.7).start(prompt)
+        out = dec.run().tokens
+        lengths.add(len(dec.history[0].drafts))
+        counts[out[0] * 50 + out[1]] += 1
+    assert {1, 2} <= lengths  # the stop cut some first steps short, not all
+    keep = joint > 0.01
+    obs = torch.cat([counts[keep], counts[~keep].sum(0, keepdim=True)])
+    exp = torch.cat([joint[keep], joint[~keep].sum(0, keepdim=True)])
+    _, _, pval = chi_square(obs.numpy(), exp.numpy())
+    assert pval > 0.001
+
+
+def test_confidence_stop_is_checked(pair):
+    target, draft = pair
+    for bad in (-0.1, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="confidence stop"):
+            SpeculativeDecoder(target, draft, 3, stop_below=bad)

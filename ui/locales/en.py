@@ -487,6 +487,12 @@ TEXT = {
     'p.draft_model.help': "Must use exactly the target's tokenizer.",
     'p.n_draft': 'Draft length N',
     'p.n_auto': 'Size N for this device',
+    'p.stop_below': 'Stop drafting below confidence',
+    'p.stop_below.help': ("0 = the draft always proposes N tokens. Above 0 it stops early, after a token it gave "
+                          "probability q(y) below this value, so less drafting is wasted on guesses it is unsure of "
+                          "(transformers' assisted generation does this by default, at 0.4). N is then the most it "
+                          "drafts. Every verification rule stays exact: the choice to stop reads only the draft's own "
+                          "q, never the target."),
     'p.n_auto.help': ("For the shipped draft: the N that maximises expected tokens/s HERE, from the draft's held-out "
                       'mean accepted length for each N (its manifest) and the cost of N draft steps plus a verify '
                       'pass of N + 1 tokens measured on this machine.'),
@@ -807,6 +813,8 @@ TEXT = {
     'spec.press_step': 'Press **Step**: the draft proposes N tokens and the target verifies them in one forward.',
     'spec.step': ("**Step {n}**: {drafted} drafted, **{accepted} accepted**, then the target's **{source}** `{token}` "
                   '→ {emitted} tokens from one target forward (draft {draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
+    'spec.stopped': ('The draft stopped after {token!r}: its confidence q = {q:.2f} was below the stop ({stop:.2f}), '
+                     'so it proposed fewer than N = {n} tokens.'),
     'spec.no_draft': ('No draft this step (prompt lookup found no earlier match, or one token of budget was left): '
                       'the target decoded one token on its own.'),
     'spec.test': 'Acceptance test: {test}. The first failure stops the step; later drafts are discarded. ',

@@ -395,6 +395,10 @@ TEXT = {
     'p.draft_model.help': '必须与目标模型使用完全相同的分词器。',
     'p.n_draft': '草稿长度 N',
     'p.n_auto': '为本设备选择 N',
+    'p.stop_below': '草稿置信度低于此值即停',
+    'p.stop_below.help': ('0 = 草稿模型每步总是提出 N 个 token。大于 0 时，一旦草稿模型给某个 token 的概率 q(y) 低于此值，'
+                          '就在这个 token 之后停止起草，少在没把握的猜测上浪费计算（transformers 的辅助生成默认这样做，阈值 0.4）。'
+                          '此时 N 是最多起草的长度。每种验证规则都仍然精确：是否停止只看草稿模型自己的 q，不看目标模型。'),
     'p.n_auto.help': ('对自带的草稿模型：使此处预期 tokens/s 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单）'
                       '以及本机实测的 N 步草稿加一次 N + 1 个 token 的验证传递的成本。'),
     'p.rule': '验证准则',
@@ -684,6 +688,7 @@ TEXT = {
     'spec.press_step': '点击 **单步**：草稿模型提出 N 个 token，目标模型在一次前向传递中验证它们。',
     'spec.step': ('**第 {n} 步**：起草 {drafted} 个，**接受 {accepted} 个**，然后是目标模型的**{source}** `{token}` → 一次目标前向传递产出 '
                   '{emitted} 个 token（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
+    'spec.stopped': '草稿模型在 {token!r} 之后停下：它的置信度 q = {q:.2f} 低于停止阈值（{stop:.2f}），所以提出的 token 少于 N = {n} 个。',
     'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
     'spec.lookup_q': '提示查找没有 q：把它视为点质量（q = 1）。',
@@ -911,7 +916,8 @@ TEXT = {
     'core.desc.pruning': '，剪枝',
     'core.desc.prefix': '，采样前缀 {n}',
     'core.desc.stochastic_beam': '随机束搜索（k {k}，T {T:g}）',
-    'core.desc.speculative': '推测性解码（{src}，N {n}，{rule}）',
+    'core.desc.speculative': '推测性解码（{src}，N {n}{stop}，{rule}）',
+    'core.desc.stop_below': '，置信度低于 {q:g} 即停',
     'core.desc.shipped_draft': '随附的草稿模型',
     'core.desc.prompt_lookup': '提示词查找',
     'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}）',
