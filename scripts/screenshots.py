@@ -24,6 +24,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "sampling": ("", ["Draw samples", "Step", "Step"]),
     "beam": ("?beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end", "Pin this run as A"]),
     "speculative": ("", ["Step", "Step"]),
+    "speculative:stop": ("?n_auto=false&n_draft=8&stop_below=0.6", ["Step", "Step", "Step"]),
     "eagle": ("", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "glossary": ("", []),
