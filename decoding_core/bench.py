@@ -34,7 +34,6 @@ SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam"
             "studies", "samplers", "overhead")
 
 
-
 @contextlib.contextmanager
 def fixed_assistant_length(assistant, n_draft: int):
     """Make transformers' assisted generation draft exactly ``n_draft`` tokens per step with ``assistant``.
