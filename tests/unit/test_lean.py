@@ -84,8 +84,9 @@ def test_speculative_through_the_lean_draft(rule):
         b = SpeculativeDecoder(target, draft, 3, rule, **kw).start(prompt)
         assert a.run().tokens == b.run().tokens
         assert [[d.token_id for d in s.drafts] for s in a.history] == [[d.token_id for d in s.drafts] for s in b.history]
-        assert [[round(d.q, 5) for d in s.drafts] for s in a.history] == [[round(d.q, 5) for d in s.drafts]
-                                                                           for s in b.history]
+        # q(y) is the draft's own probability under every rule (greedy too): equal up to float rounding
+        assert [d.q for s in a.history for d in s.drafts] == pytest.approx([d.q for s in b.history for d in s.drafts],
+                                                                           abs=1e-4)
         assert any(d.status == "rejected" for s in a.history for d in s.drafts)  # the crops were exercised
         if rule == "greedy":
             assert a.tokens == greedy_decoder(target, 20, stop_at_eos=False).start(prompt).run().tokens
