@@ -285,12 +285,10 @@ class Bench:
                 self.add("speculative", f"ratio ours with the {draft.draft_vocab.numel()}-token draft vocabulary / "
                                         "transformers assisted (N=4)", ratio_v, "x")
             # what a user of transformers gets without choosing: its own adaptive draft length, against our default
-            _, hf_defaults = self.assisted_pairing(draft, fixed=False)
             n_auto = chosen["n_draft"]
-            _, hf_d, ratio_d = self.paired(
-                lambda i: SpeculativeDecoder(self.lm, draft, n_auto, "greedy", max_new_tokens=self.n,
-                                             stop_at_eos=False).start(i).run(),
-                hf_defaults, lambda r: len(r.tokens), lambda o: self.n)
+            ours_auto, hf_defaults = self.assisted_pairing(draft, n_auto, fixed=False)
+            _, hf_d, ratio_d = self.paired(lambda i: ours_auto(i, draft), hf_defaults, lambda r: len(r.tokens),
+                                           lambda o: self.n)
             self.add("speculative", "transformers assisted generation at its defaults (same draft; up to 20 drafts, "
                                     "stops below confidence 0.4)", hf_d, "tok/s")
             self.add("speculative", f"ratio ours at the device-aware N={n_auto} / transformers assisted at its "

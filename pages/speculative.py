@@ -180,7 +180,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         if step.drafts:
             table(st, draft_rows(step, strategy.rule, has_q))
             last = step.drafts[-1]
-            if strategy.stop_below and not lookup and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
+            if strategy.stop_below and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
                 st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))
         else:
             st.caption(t("spec.no_draft"))
