@@ -111,11 +111,14 @@ def trainable_state(draft: torch.nn.Module) -> dict[str, torch.Tensor]:
             if not k.startswith("model.embed_tokens") and not k.startswith("lm_head")}
 
 
-def save_draft(draft: torch.nn.Module, folder: Path) -> str:
+def save_draft(draft: torch.nn.Module, folder: Path, dtype: torch.dtype | None = None) -> str:
+    """Store the draft's own weights (in ``dtype`` if given, e.g. bfloat16: half the bytes; the loader
+    converts them to the target's dtype) and its config; returns the weights' sha256."""
     from safetensors.torch import save_file
 
     folder.mkdir(parents=True, exist_ok=True)
-    save_file(trainable_state(draft), str(folder / "draft.safetensors"))
+    state = trainable_state(draft)
+    save_file({k: v.to(dtype) if dtype else v for k, v in state.items()}, str(folder / "draft.safetensors"))
     draft.config.to_json_file(str(folder / "config.json"))
     return sha256(folder / "draft.safetensors")
 

@@ -103,7 +103,8 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
 def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds: int = 5) -> float:
     """Seconds for one EAGLE head level: the head over ``nodes`` tree nodes after a ``prefix``-pair cache,
     plus its draft log-probs (what one level of tree growth costs, Python overhead included)."""
-    key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{nodes}-{prefix}")
+    d2t = getattr(head, "d2t", None)
+    key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{None if d2t is None else d2t.numel()}-{nodes}-{prefix}")
     with _lock:
         if key in _costs:
             return _costs[key][1]
@@ -117,7 +118,7 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
     pos = torch.full((1, nodes), prefix, device=dev)
     def level():
         out = head(feats[:, prefix:], emb(tok[:, prefix:]), pos, mask, cache)[0]
-        logits = head.draft_logits(out) if getattr(head, "d2t", None) is not None else lm.model.lm_head(out)
+        logits = head.draft_logits(out) if d2t is not None else lm.model.lm_head(out)
         torch.topk(torch.log_softmax(logits.float(), -1), min(8, logits.shape[-1]), dim=-1)
 
     return _timed(key, level, cache, prefix, rounds)

@@ -51,6 +51,8 @@ def main(argv=None):
     ap.add_argument("--only", default="draft,eagle1,eagle3")
     ap.add_argument("--draft", default=None, help="a draft folder to measure instead of the shipped assets/draft "
                     "(a candidate from train_draft.py --out); --write then writes into its manifest")
+    ap.add_argument("--eagle3", default=None, help="an EAGLE-3 head folder to measure instead of the shipped assets/eagle3 "
+                    "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -66,7 +68,8 @@ def main(argv=None):
         heads["eagle1"] = (EAGLE_DIR, load_embedded_head(lm))
     if "eagle3" in only:
         try:
-            heads["eagle3"] = (EAGLE3_DIR, load_eagle3(lm))
+            folder = ROOT / args.eagle3 if args.eagle3 else EAGLE3_DIR
+            heads["eagle3"] = (folder, load_eagle3(lm, folder))
         except ModelLoadError as exc:
             print(f"skipping EAGLE-3: {exc}")
     for name, (folder, head) in heads.items():

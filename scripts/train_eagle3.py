@@ -165,6 +165,38 @@ def init_head(target, d2t: torch.Tensor, layers):
     return head
 
 
+def warm_d2t(folder) -> list[int]:
+    """The draft vocabulary (target ids) of an EAGLE-3 asset folder."""
+    from safetensors import safe_open
+
+    with safe_open(str(Path(folder) / "model.safetensors"), "pt") as f:
+        return f.get_tensor("d2t").tolist()
+
+
+def widen_head(head, warm) -> str:
+    """Load a trained head ``warm`` into ``head`` (from init_head). With the same vocabulary everything is
+    copied; with another one (e.g. a larger V_d) every weight but the LM head is copied, and the LM-head
+    rows of the tokens both vocabularies share come from ``warm``: the new tokens keep the target's rows."""
+    state = {k: v.float() for k, v in warm.state_dict().items()}
+    old, new = warm.d2t.tolist(), head.d2t.tolist()
+    if old == new:
+        head.load_state_dict(state)
+        return "same draft vocabulary"
+    rows = state.pop("lm_head.weight")
+    state.pop("d2t", None)
+    missing, unexpected = head.load_state_dict(state, strict=False)
+    if unexpected or set(missing) - {"lm_head.weight", "d2t"}:
+        raise SystemExit(f"--init-from: the head does not fit (missing {missing[:3]}, unexpected {unexpected[:3]})")
+    where = {t: i for i, t in enumerate(old)}
+    shared = [(i, where[t]) for i, t in enumerate(new) if t in where]
+    with torch.no_grad():
+        if shared:
+            dst, src = map(torch.tensor, zip(*shared))
+            head.lm_head.weight[dst] = rows[src]
+    return (f"draft vocabulary {len(old)} -> {len(new)} tokens; LM-head rows of the {len(shared)} shared tokens "
+            f"kept, {len(new) - len(shared)} new rows from the target's LM head")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="assets/corpus")
@@ -209,12 +241,8 @@ def main(argv=None):
     vocab_path = work / "vocab.json"
     if vocab_path.exists():
         vocab = json.loads(vocab_path.read_text())
-    elif args.init_from:  # a warm start keeps the vocabulary its head was trained on
-        from safetensors import safe_open
-
-        with safe_open(str(Path(args.init_from) / "model.safetensors"), "pt") as f:
-            d2t_list = f.get_tensor("d2t").tolist()
-        vocab = {"d2t": d2t_list, "coverage": choose_vocab(train, args.vocab, target.vocab_size)[1],
+    elif args.init_from and len(warm_d2t(args.init_from)) == args.vocab:  # a warm start keeps its head's vocabulary
+        vocab = {"d2t": warm_d2t(args.init_from), "coverage": choose_vocab(train, args.vocab, target.vocab_size)[1],
                  "from": f"{args.init_from} (warm start)"}
         vocab_path.write_text(json.dumps(vocab))
     else:
@@ -241,10 +269,7 @@ def main(argv=None):
         from decoding_core.eagle3_head import load_eagle3
 
         warm = load_eagle3(target, args.init_from)
-        if warm.d2t.tolist() != d2t.tolist():
-            raise SystemExit(f"--init-from {args.init_from}: its draft vocabulary differs from {vocab_path}")
-        head.load_state_dict({k: v.float() for k, v in warm.state_dict().items()})
-        log(f"warm start from {args.init_from}")
+        log(f"warm start from {args.init_from}: {widen_head(head, warm)}")
     embed = target.model.get_input_embeddings()
     w_draft = target.model.lm_head.weight[d2t].detach().clone()
     in_vocab = torch.zeros(target.vocab_size, dtype=torch.bool)
@@ -288,8 +313,11 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     first_step = step
-    head.train()
     evals = []
+    if step == 0 and args.init_from:  # the warm start's own figure (a widened vocabulary changes it)
+        evals.append([0] + evaluate())
+        log(f"held-out top-1 by depth at the warm start: {evals[-1][1:]}")
+    head.train()
     epoch = step // max(1, steps_per_epoch)
     skip = step - epoch * steps_per_epoch  # batches of this epoch already trained before a resume
     while step < total:

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from decoding_core.decoders import greedy_decoder
 from decoding_core.draft import load_embedded_draft
@@ -155,13 +156,24 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     assert json.loads((out2 / "manifest.json").read_text())["training"]["precision"].startswith("bfloat16")
     assert again.d2t.tolist() == head.d2t.tolist()
     assert json.loads((tmp_path / "work2" / "vocab.json").read_text())["from"].endswith("(warm start)")
+    # ... and one with a larger --vocab widens it: the shared tokens keep their trained LM-head rows
+    out3 = tmp_path / "eagle3-wide"
+    proc = script("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out3), "--work", str(tmp_path / "work3"),
+                  "--vocab", "600", "--ttt", "2", "--batch-tokens", "256", "--init-from", str(out), "--max-steps", "1")
+    assert "draft vocabulary 512 -> 600 tokens" in proc.stderr + proc.stdout
+    wide = load_eagle3(embedded, out3)
+    assert wide.d2t.numel() == 600 and set(head.d2t.tolist()) <= set(wide.d2t.tolist())
+    assert EagleDecoder(embedded, wide, "dynamic", 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref
     # the speculative draft retrained on the same draft vocabulary and soft labels, warm-started from the shipped one
     dout = tmp_path / "draft"
     script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(dout), "--work", str(tmp_path / "dwork"),
            "--max-steps", "2", "--batch-tokens", "256", "--seq-len", "384", "--vocab", str(work / "vocab.json"),
-           "--features", str(work / "features"), "--init-from", "assets/draft", "--bf16")
+           "--features", str(work / "features"), "--init-from", "assets/draft", "--bf16", "--store-bf16")
     manifest = json.loads((dout / "manifest.json").read_text())
-    assert manifest["training"]["precision"].startswith("bfloat16")
+    assert manifest["training"]["precision"].startswith("bfloat16") and manifest["training"]["stored"] == "bfloat16"
+    from safetensors.torch import load_file
+
+    assert {v.dtype for v in load_file(str(dout / "draft.safetensors")).values()} == {torch.bfloat16}
     assert manifest["vocabulary"]["size"] == 512 and manifest["sha256"]["vocab.safetensors"]
     assert manifest["architecture"]["cost_ratio_multiply_adds"] < 0.05
     draft = load_embedded_draft(embedded, dout)

@@ -232,3 +232,34 @@ def test_sizes_whose_gain_is_inside_the_timing_noise_give_way_to_the_smaller():
     assert n == 9
     best, _ = choose_tree({(6, 2): 1.80, (32, 5): 1.82}, verify, 0.0)
     assert best == (6, 2)
+
+
+def test_warm_start_into_a_wider_draft_vocabulary():
+    """scripts/train_eagle3.py --init-from with another V_d: every weight but the LM head is copied, the
+    LM-head rows of the shared tokens come from the trained head, the new tokens keep the rows they had."""
+    import sys
+
+    from tests.conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from train_eagle3 import widen_head
+
+    model = tiny_target()
+    warm = head_for(model, v_d=8)
+    wide_d2t = torch.cat([warm.d2t, torch.tensor([t for t in range(40) if t not in warm.d2t.tolist()][:6])]).sort().values
+    head = build_eagle3(model.config, wide_d2t)
+    fresh_rows = head.lm_head.weight.detach().clone()
+    said = widen_head(head, warm)
+    assert "8 -> 14 tokens" in said and "8 shared" in said
+    where = {t: i for i, t in enumerate(warm.d2t.tolist())}
+    for i, t in enumerate(wide_d2t.tolist()):
+        expected = warm.lm_head.weight[where[t]] if t in where else fresh_rows[i]
+        assert torch.equal(head.lm_head.weight[i], expected)
+    assert head.d2t.tolist() == wide_d2t.tolist()
+    theirs = warm.state_dict()
+    for name, value in head.state_dict().items():
+        if name not in ("lm_head.weight", "d2t"):
+            assert torch.equal(value, theirs[name]), name
+    same = build_eagle3(model.config, warm.d2t.clone())
+    assert widen_head(same, warm) == "same draft vocabulary"
+    assert all(torch.equal(v, theirs[k]) for k, v in same.state_dict().items())
