@@ -223,8 +223,10 @@ def main(argv=None):
                     help="learning rate of the head's own LM head (and final norm) relative to --lr: below 1 keeps "
                          "the rows copied from the target from drifting while the layer learns")
     ap.add_argument("--init-from", default=None,
-                    help="start from an existing EAGLE-3 asset folder (e.g. assets/eagle3) with the same vocabulary "
-                         "instead of the target-initialised head (a warm start; a checkpoint in --work wins)")
+                    help="start from an existing EAGLE-3 asset folder (e.g. assets/eagle3) instead of the target-initialised "
+                         "head (a warm start; a checkpoint in --work wins). With the same --vocab size it keeps the "
+                         "asset's vocabulary; with another it chooses one from the corpus and widens the head into it "
+                         "(shared tokens keep their LM-head rows)")
     ap.add_argument("--features-only", action="store_true",
                     help="extract (or extend) the target-feature cache for the corpus and stop, e.g. before train_draft.py "
                          "--features, which reads the same cache")
