@@ -241,10 +241,11 @@ def main(argv=None):
     train = train[:args.max_train] if args.max_train else train
     held = load_corpus(args.corpus, "heldout", args.seq_len, args.heldout)
     vocab_path = work / "vocab.json"
+    warm_vocab = warm_d2t(args.init_from) if args.init_from and not vocab_path.exists() else None
     if vocab_path.exists():
         vocab = json.loads(vocab_path.read_text())
-    elif args.init_from and len(warm_d2t(args.init_from)) == args.vocab:  # a warm start keeps its head's vocabulary
-        vocab = {"d2t": warm_d2t(args.init_from), "coverage": choose_vocab(train, args.vocab, target.vocab_size)[1],
+    elif warm_vocab and len(warm_vocab) == args.vocab:  # a warm start keeps its head's vocabulary
+        vocab = {"d2t": warm_vocab, "coverage": choose_vocab(train, args.vocab, target.vocab_size)[1],
                  "from": f"{args.init_from} (warm start)"}
         vocab_path.write_text(json.dumps(vocab))
     else:
