@@ -1,0 +1,66 @@
+"""scripts/install_asset.py: a measured candidate becomes the asset, its history kept; anything else is refused."""
+import hashlib
+import json
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from install_asset import Refused, install, main  # noqa: E402
+
+
+def folder(path, weights: bytes, manifest: dict):
+    path.mkdir()
+    (path / "draft.safetensors").write_bytes(weights)
+    (path / "config.json").write_text("{}")
+    (path / "vocab.safetensors").write_bytes(b"vocab")
+    manifest = dict(manifest, sha256={"draft.safetensors": hashlib.sha256(weights).hexdigest()})
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    return path
+
+
+def candidate_manifest(**extra):
+    return {"commands": ["python scripts/train_draft.py --max-steps 7  # from step 0"],
+            "training": {"steps": 7, "wall_s": 12.5, "precision": "bfloat16 autocast", "stored": "bfloat16"},
+            "vocabulary": {"size": 16384}, "heldout": {"top1_agreement": 0.55}, **extra}
+
+
+@pytest.fixture
+def asset(tmp_path):
+    old = {"training": {"steps": 5, "total_steps_all_sessions": 100}, "vocabulary": {"size": 8192},
+           "heldout": {"top1_agreement": 0.5}, "heldout_tau": {"tau": 1.6},
+           "history": [{"session": 1}], "experiments": [{"what": "a 4-layer draft"}]}
+    return folder(tmp_path / "asset", b"old weights", old)
+
+
+def test_a_measured_candidate_is_installed_with_its_history(tmp_path, asset):
+    src = folder(tmp_path / "cand", b"new weights", candidate_manifest(heldout_tau={"tau": 1.7}))
+    entry = install("draft", src, 15, "all training sequences", dest=asset)
+    assert (asset / "draft.safetensors").read_bytes() == b"new weights"
+    merged = json.loads((asset / "manifest.json").read_text())
+    assert merged["history"] == [{"session": 1}, entry]
+    assert entry["heldout_tau"] == {"heldout_tau": 1.7} and entry["heldout_tau_before"] == {"heldout_tau": 1.6}
+    assert entry["heldout"] == {"top1_agreement": 0.55} and entry["heldout_before"] == {"top1_agreement": 0.5}
+    assert entry["vocabulary"] == "8192 -> 16384" and entry["steps"] == 7 and entry["session"] == 15
+    assert merged["training"]["total_steps_all_sessions"] == 107 and merged["training"]["session"] == 15
+    assert merged["experiments"] == [{"what": "a 4-layer draft"}] and merged["heldout_tau"] == {"tau": 1.7}
+
+
+def test_unmeasured_or_damaged_candidates_are_refused(tmp_path, asset, capsys):
+    before = (asset / "manifest.json").read_text()
+    unmeasured = folder(tmp_path / "unmeasured", b"w", candidate_manifest())
+    with pytest.raises(Refused, match="eval_tau.py .* --draft .* --write"):
+        install("draft", unmeasured, 15, "x", dest=asset)
+    damaged = folder(tmp_path / "damaged", b"w", candidate_manifest(heldout_tau={"tau": 2.0}))
+    (damaged / "draft.safetensors").write_bytes(b"changed after training")
+    assert main(["draft", str(damaged), "--session", "15", "--data", "x", "--dest", str(asset)]) == 2
+    assert "does not match the sha256" in capsys.readouterr().err
+    with pytest.raises(Refused, match="no manifest.json"):
+        install("draft", tmp_path / "nowhere", 15, "x", dest=asset)
+    # a dry run prints the entry and changes nothing
+    good = folder(tmp_path / "good", b"good", candidate_manifest(heldout_tau={"tau": 1.8}))
+    assert main(["draft", str(good), "--session", "15", "--data", "x", "--dest", str(asset), "--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out)["heldout_tau"] == {"heldout_tau": 1.8}
+    assert (asset / "manifest.json").read_text() == before and (asset / "draft.safetensors").read_bytes() == b"old weights"
