@@ -41,9 +41,19 @@ def tau_of(manifest: dict) -> dict:
     return out
 
 
+def steps_added(old: dict, new: dict) -> int:
+    """Optimizer steps the candidate adds to the asset: all of its steps, or, where it resumed the asset's own run
+    (its commands continue the asset's), those after the asset's last step."""
+    old_cmds, new_cmds = old.get("commands") or [], new.get("commands") or []
+    if old_cmds and new_cmds[: len(old_cmds)] == old_cmds:
+        return new["training"]["steps"] - old["training"]["steps"]
+    return new["training"]["steps"]
+
+
 def history_entry(old: dict, new: dict, session: int, data: str) -> dict:
     tr = new["training"]
-    entry = {"session": session, "commands": new.get("commands", [new.get("command")]), "steps": tr["steps"],
+    entry = {"session": session, "commands": new.get("commands", [new.get("command")]), "steps": steps_added(old, new),
+             "steps_of_the_run": tr["steps"],
              "wall_s": tr.get("wall_s"), "precision": tr.get("precision"), "data": data,
              "heldout": new.get("heldout"), "heldout_before": old.get("heldout"),
              "heldout_tau": tau_of(new), "heldout_tau_before": tau_of(old)}
@@ -83,7 +93,7 @@ def install(kind: str, src: Path, session: int, data: str, dest: Path | None = N
     merged["history"] = old.get("history", []) + [entry]
     merged["training"] = dict(new["training"], session=session, data=data,
                               total_steps_all_sessions=old.get("training", {}).get("total_steps_all_sessions", 0)
-                              + new["training"]["steps"])
+                              + entry["steps"])
     dest.mkdir(parents=True, exist_ok=True)
     for f in files:
         if (src / f).exists():

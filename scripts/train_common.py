@@ -57,11 +57,28 @@ def corpus_summary(path: str | Path) -> dict:
 COVERAGE_SIZES = (1024, 2048, 4096, 8192, 16384, 32768)
 
 
-def answer_counts(seqs) -> Counter:
+def answer_counts(seqs, first: int | None = None) -> Counter:
+    """Answer-token counts; with ``first``, of each answer's first tokens only."""
     c: Counter = Counter()
     for seq, n_prompt in seqs:
-        c.update(seq[n_prompt:])
+        c.update(seq[n_prompt:][:first])
     return c
+
+
+def coverage_of(seqs, vocab, first: int | None = None) -> float:
+    """Share of the answer tokens (each answer's first ``first`` with it) inside the draft vocabulary."""
+    counts, inside = answer_counts(seqs, first), set(vocab)
+    return sum(c for t, c in counts.items() if t in inside) / max(1, sum(counts.values()))
+
+
+def first_answer_tokens(answer: torch.Tensor, n: int | None) -> torch.Tensor:
+    """The answer mask [B, L] cut to each row's first n answer tokens: the answer openings, where the tau aims
+    are measured (eval_tau.py times each held-out answer's first 64 tokens)."""
+    return answer if not n else answer & (answer.cumsum(1) <= n)
+
+
+OPENING_HELP = ("also report the held-out figures on each answer's first N tokens (the openings eval_tau.py measures "
+                "tau on; 0: off)")
 
 
 def choose_vocab(seqs, size: int, vocab_size: int) -> tuple[list[int], dict]:

@@ -24,8 +24,9 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (BF16_HELP, ROOT, autocast, batches, command_line, corpus_summary, git_commit, load_checkpoint,
-                          load_corpus, lr_at, precision, resume, save_checkpoint, start_run, write_manifest)
+from train_common import (BF16_HELP, OPENING_HELP, ROOT, autocast, batches, command_line, corpus_summary, coverage_of,
+                          first_answer_tokens, git_commit, load_checkpoint, load_corpus, lr_at, precision, resume,
+                          save_checkpoint, start_run, write_manifest)
 
 from decoding_core.draft import (draft_config, draft_cost_ratio, grow_draft, init_draft_from_target, save_draft,
                                  source_layers, trainable_state)
@@ -51,15 +52,16 @@ def draft_logits(draft, ids, mask, w_d=None):
 
 
 @torch.no_grad()
-def evaluate(draft, seqs, pad, batch_tokens=4096, w_d=None, d2t=None):
+def evaluate(draft, seqs, pad, batch_tokens=4096, w_d=None, d2t=None, first=None):
     """Held-out next-token loss and top-1 agreement with the target's own (greedy) next token, over
-    answer tokens: a direct estimate of the greedy acceptance rate alpha. With a draft vocabulary the loss
-    counts in-vocabulary targets and out-of-vocabulary targets count as misses."""
+    answer tokens (with ``first``, each answer's first tokens only): a direct estimate of the greedy
+    acceptance rate alpha. With a draft vocabulary the loss counts in-vocabulary targets and
+    out-of-vocabulary targets count as misses."""
     draft.eval()
     tot_loss, tot_ok, n, n_in = 0.0, 0, 0, 0
     for ids, mask, answer in batches(seqs, batch_tokens, random.Random(0), pad):
         logits = draft_logits(draft, ids, mask, w_d)[:, :-1].float()
-        tgt, m = ids[:, 1:], answer[:, 1:]
+        tgt, m = ids[:, 1:], first_answer_tokens(answer, first)[:, 1:]
         if d2t is None:
             tot_loss += float(F.cross_entropy(logits[m], tgt[m], reduction="sum"))
             tot_ok += int((logits.argmax(-1)[m] == tgt[m]).sum())
@@ -100,6 +102,7 @@ def main(argv=None):
     ap.add_argument("--init-from", default=None, help="warm-start from a draft asset folder (draft.safetensors)")
     ap.add_argument("--store-bf16", action="store_true", help="store the weights in bfloat16 (half the bytes; the "
                     "held-out figures are measured on the rounded weights)")
+    ap.add_argument("--opening", type=int, default=64, help=OPENING_HELP)
     ap.add_argument("--max-train", type=int, default=None, help="use at most this many training sequences (the first)")
     ap.add_argument("--skip-train", type=int, default=0,
                     help="leave out the first K training sequences (e.g. those an --init-from draft already saw)")
@@ -223,6 +226,9 @@ def main(argv=None):
                 prm.copy_(prm.to(torch.bfloat16).float())
     held_loss, held_acc = evaluate(draft, held, pad, w_d=w_d, d2t=d2t)
     log(f"held-out: loss {held_loss:.4f}, top-1 agreement with the target {held_acc:.3f}")
+    opening = evaluate(draft, held, pad, w_d=w_d, d2t=d2t, first=args.opening) if args.opening else None
+    if opening:
+        log(f"... on the first {args.opening} answer tokens: loss {opening[0]:.4f}, top-1 {opening[1]:.3f}")
     digest = save_draft(draft, out, torch.bfloat16 if args.store_bf16 else None)
     vocab_info = {}
     if d2t is not None:
@@ -233,6 +239,9 @@ def main(argv=None):
         save_file({"d2t": d2t.long()}, str(out / "vocab.safetensors"))
         cov = json.loads((ROOT / args.vocab).read_text()).get("coverage", {})
         vocab_info = {"vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": cov, "from": args.vocab,
+                                     "heldout_answer_coverage": round(coverage_of(held, d2t.tolist()), 4),
+                                     **({f"heldout_coverage_first_{args.opening}":
+                                         round(coverage_of(held, d2t.tolist(), args.opening), 4)} if args.opening else {}),
                                      "note": "the draft's logits cover only these tokens (trained so)"}}
     write_manifest(out, {
         "what": f"Speculative draft for the embedded SmolLM2-135M-Instruct: a {cfg.num_hidden_layers}-layer Llama (the "
@@ -256,7 +265,9 @@ def main(argv=None):
                          f"vocabulary (from {args.features})" if args.features else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
                      "precision": precision(args.bf16), "stored": "bfloat16" if args.store_bf16 else "float32"},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
-        "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4)},
+        "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4),
+                    **({f"loss_first_{args.opening}": round(opening[0], 4),
+                        f"top1_agreement_first_{args.opening}": round(opening[1], 4)} if opening else {})},
         "sha256": {"draft.safetensors": digest,
                    **({"vocab.safetensors": sha256(out / "vocab.safetensors")} if d2t is not None else {})},
         **vocab_info,

@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from train_common import (BF16_HELP, answer_counts, autocast, batches, choose_vocab, command_line, corpus_summary, git_commit,
-                          load_corpus, lr_at, precision, resume, save_checkpoint, start_run, write_manifest)
+from train_common import (BF16_HELP, OPENING_HELP, autocast, batches, choose_vocab, command_line, corpus_summary,
+                          coverage_of, first_answer_tokens, git_commit, load_corpus, lr_at, precision, resume,
+                          save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle3_head import build_eagle3, save_eagle3
 from decoding_core.models import load_model
@@ -227,6 +228,7 @@ def main(argv=None):
                          "head (a warm start; a checkpoint in --work wins). With the same --vocab size it keeps the "
                          "asset's vocabulary; with another it chooses one from the corpus and widens the head into it "
                          "(shared tokens keep their LM-head rows)")
+    ap.add_argument("--opening", type=int, default=64, help=OPENING_HELP)
     ap.add_argument("--features-only", action="store_true",
                     help="extract (or extend) the target-feature cache for the corpus and stop, e.g. before train_draft.py "
                          "--features, which reads the same cache")
@@ -253,10 +255,11 @@ def main(argv=None):
         vocab = {"d2t": d2t_list, "coverage": coverage, "from_sequences": len(train)}
         vocab_path.write_text(json.dumps(vocab))
     d2t = torch.tensor(vocab["d2t"])
-    held_cov = answer_counts(held)
-    held_coverage = sum(c for t, c in held_cov.items() if t in set(vocab["d2t"])) / max(1, sum(held_cov.values()))
+    held_coverage = coverage_of(held, vocab["d2t"])
+    opening_coverage = coverage_of(held, vocab["d2t"], args.opening or None)
     log(f"draft vocabulary V_d = {len(d2t)}; train answer coverage by size {vocab['coverage']}; "
-        f"held-out coverage at V_d: {held_coverage:.4f}")
+        f"held-out coverage at V_d: {held_coverage:.4f}"
+        + (f" ({opening_coverage:.4f} on the first {args.opening} answer tokens)" if args.opening else ""))
 
     h = cfg.hidden_size
     store = FeatureStore(work / "features", {"low": (len(layers) * h, "float16"), "last": (h, "float16"),
@@ -302,12 +305,12 @@ def main(argv=None):
         with autocast(args.bf16):
             return ttt_losses(head, embed, w_draft, in_vocab, ids, mask, answer, low, last, argmax, args.ttt)
 
-    def evaluate():
+    def evaluate(first=None):
         head.eval()
         hits, n = [0.0] * args.ttt, [0] * args.ttt
         with torch.no_grad():
             for ids, mask, answer, group in batches(held, args.batch_tokens, random.Random(0), pad, with_index=True):
-                _, accs, counts = run_batch(ids, mask, answer, group, held)
+                _, accs, counts = run_batch(ids, mask, first_answer_tokens(answer, first), group, held)
                 for k in range(args.ttt):
                     hits[k] += accs[k] * counts[k]
                     n[k] += counts[k]
@@ -360,6 +363,9 @@ def main(argv=None):
             prm.copy_(prm.to(torch.bfloat16).float())
     held_acc = evaluate()
     log(f"held-out top-1 agreement by depth with the stored bfloat16 weights: {held_acc}")
+    opening_acc = evaluate(args.opening) if args.opening else None
+    if opening_acc:
+        log(f"... on the first {args.opening} answer tokens: {opening_acc}")
     digest = save_eagle3(head, out, torch.bfloat16)
     write_manifest(out, {
         "what": "EAGLE-3 draft head for the embedded SmolLM2-135M-Instruct: fc(3H->H) over the hidden states entering "
@@ -370,7 +376,8 @@ def main(argv=None):
                          "init": "LM head rows, final norm and last-layer MLP from the target; fc picks the highest "
                                  "feature layer; o_proj zero"},
         "vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": vocab["coverage"],
-                       "heldout_answer_coverage": round(held_coverage, 4)},
+                       "heldout_answer_coverage": round(held_coverage, 4),
+                       **({f"heldout_coverage_first_{args.opening}": round(opening_coverage, 4)} if args.opening else {})},
         "command": command_line(),
         "commands": commands,
         "git_commit": git_commit(),
@@ -388,6 +395,7 @@ def main(argv=None):
                    "rows": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else [])},
         "heldout_evals": {"columns": ["step"] + [f"top1_depth{k + 1}" for k in range(args.ttt)], "rows": evals},
         "heldout": {"top1_agreement_by_depth": held_acc,
+                    **({f"top1_agreement_by_depth_first_{args.opening}": opening_acc} if args.opening else {}),
                     "note": "share of held-out answer positions where the head's top-1 (fed its own features for "
                             "depths > 1) equals the target's; targets outside the draft vocabulary count as misses"},
         "sha256": {"model.safetensors": digest},

@@ -76,6 +76,19 @@ def test_instruction_bank_splits_topics_and_phrasings():
     assert clean_self_instruction("I'm ready to help!") is None
 
 
+def test_answer_openings_mask_and_coverage():
+    """The held-out figures on answer openings (--opening N) count each answer's first N tokens only."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from train_common import coverage_of, first_answer_tokens
+
+    answer = torch.tensor([[0, 0, 1, 1, 1, 1], [0, 1, 1, 0, 0, 0], [0, 0, 0, 0, 0, 0]], dtype=torch.bool)
+    assert first_answer_tokens(answer, 2).int().tolist() == [[0, 0, 1, 1, 0, 0], [0, 1, 1, 0, 0, 0], [0] * 6]
+    assert torch.equal(first_answer_tokens(answer, 0), answer) and torch.equal(first_answer_tokens(answer, 9), answer)
+    seqs = [([7, 7, 1, 2, 3, 4], 2), ([7, 5, 5], 1)]  # (token ids, prompt length): answers [1, 2, 3, 4] and [5, 5]
+    assert coverage_of(seqs, [1, 5]) == pytest.approx(3 / 6)
+    assert coverage_of(seqs, [1, 5], first=1) == 1.0 and coverage_of(seqs, [2, 3], first=2) == pytest.approx(1 / 4)
+
+
 def test_draft_training_end_to_end(corpus, tmp_path, embedded):
     out, work = tmp_path / "draft", tmp_path / "work"
     script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(out), "--work", str(work), "--max-steps", "3",
@@ -134,13 +147,17 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
 
     out, work = tmp_path / "eagle3", tmp_path / "work"
     args = ("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out), "--work", str(work), "--vocab", "512",
-            "--ttt", "2", "--batch-tokens", "256", "--ckpt-every", "2", "--eval-every", "2")
+            "--ttt", "2", "--batch-tokens", "256", "--ckpt-every", "2", "--eval-every", "2", "--opening", "4")
     script(*args, "--max-steps", "2")
     proc = script(*args, "--max-steps", "3")
     assert "resumed from step 2" in proc.stdout
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["training"]["steps"] == 3 and manifest["vocabulary"]["size"] == 512
     assert len(manifest["heldout"]["top1_agreement_by_depth"]) == 2
+    # the same figures on each held-out answer's first 4 tokens (the openings tau is measured on)
+    assert len(manifest["heldout"]["top1_agreement_by_depth_first_4"]) == 2
+    assert all(0 <= a <= 1 for a in manifest["heldout"]["top1_agreement_by_depth_first_4"])
+    assert 0 < manifest["vocabulary"]["heldout_coverage_first_4"] <= 1
     assert (work / "features" / "index.json").exists()
     head = load_eagle3(embedded, out)
     ids = embedded.encode("Name a fruit.", chat=True)
@@ -175,6 +192,7 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
 
     assert {v.dtype for v in load_file(str(dout / "draft.safetensors")).values()} == {torch.bfloat16}
     assert manifest["vocabulary"]["size"] == 512 and manifest["sha256"]["vocab.safetensors"]
+    assert 0 <= manifest["heldout"]["top1_agreement_first_64"] <= 1 and "heldout_coverage_first_64" in manifest["vocabulary"]
     assert manifest["architecture"]["cost_ratio_multiply_adds"] < 0.05
     draft = load_embedded_draft(embedded, dout)
     assert draft.draft_vocab is not None and draft.draft_vocab.numel() == 512

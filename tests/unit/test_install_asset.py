@@ -46,6 +46,13 @@ def test_a_measured_candidate_is_installed_with_its_history(tmp_path, asset):
     assert entry["vocabulary"] == "8192 -> 16384" and entry["steps"] == 7 and entry["session"] == 15
     assert merged["training"]["total_steps_all_sessions"] == 107 and merged["training"]["session"] == 15
     assert merged["experiments"] == [{"what": "a 4-layer draft"}] and merged["heldout_tau"] == {"tau": 1.7}
+    # a candidate that resumed the asset's own run adds only the steps after the asset's
+    again = folder(tmp_path / "resumed", b"newer", candidate_manifest(
+        heldout_tau={"tau": 1.75}, commands=merged["commands"] + ["python scripts/train_draft.py  # from step 7"],
+        training={"steps": 10, "wall_s": 20.0}))
+    entry = install("draft", again, 16, "more steps", dest=asset)
+    assert entry["steps"] == 3 and entry["steps_of_the_run"] == 10
+    assert json.loads((asset / "manifest.json").read_text())["training"]["total_steps_all_sessions"] == 110
 
 
 def test_unmeasured_or_damaged_candidates_are_refused(tmp_path, asset, capsys):
