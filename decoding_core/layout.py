@@ -17,13 +17,17 @@ Three layouts, same values:
 - "blocked": column-major weights for one row (MKL), plus a copy in blocks of 64 outputs for this project's
   kernel (``kernels.py``), used for 2-32 rows: it reads each weight once for all rows at close to the
   memory's speed, so a verify pass costs little more than one token (``BlockedLinear``; needs a C compiler).
+- "blocked-all": the same, with the kernel for one row too (``BlockedAllLinear``): where MKL's one-row path is
+  the slow one (on an AMD EPYC, 2026-12-03, a 1-token forward with MKL cost ~1.5x a 2-token one with the
+  kernel), plain decoding runs on the kernel as well, and a verify pass's rows then get exactly the logits a
+  one-row step gets (the kernel is batch-invariant).
 Which one is faster depends on the processor: on the AMD EPYC development machine packed won the verify
 pass by far; on an Intel Xeon with AMX (2026-12-02, ``python scripts/layout_check.py``) column-major
 decoded 1.30x faster than packed (22.1 against 17.0 tokens/s), and blocked then verified 5 tokens in 48.7 ms
 against column-major's 69.9 (one token: 41.8 / 45.1 ms). So the loader MEASURES (``choose_layout``: the
 model's forward over 1 and over 5 tokens in each available layout, the smallest sum wins), remembers the
 result per processor, torch, threads, model size, dtype and available layouts in a small JSON file, and lays
-out drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column|blocked`` overrides it.
+out drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column|blocked|blocked-all`` overrides it.
 Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the plain
 ``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
 """
@@ -119,25 +123,37 @@ class BlockedLinear(_CopyLinear):
     (``kernels.py``) on a copy in blocks of 64 outputs, which streams the weights once at close to the memory's
     speed for up to ~8 rows; more rows: MKL again (it catches up where the work is compute-bound)."""
 
+    MIN_ROWS = 2  # fewer rows: MKL
+
     def _copy(self, weight: torch.Tensor) -> torch.Tensor:
         return kernels.pack(weight)
 
     def _fast(self, x: torch.Tensor) -> torch.Tensor:
         rows = x.numel() // max(1, x.shape[-1])
-        if rows < 2 or rows > BLOCKED_MAX_ROWS:
+        if rows < self.MIN_ROWS or rows > BLOCKED_MAX_ROWS:
             return F.linear(x, self.weight, self.bias)
         return kernels.blocked_linear(x, self._packed, self.bias, self.out_features)
 
 
-LAYOUTS = ("packed", "column", "blocked")
+class BlockedAllLinear(BlockedLinear):
+    """The "blocked-all" layout: the blocked kernel for one row too (1 to BLOCKED_MAX_ROWS rows), so that plain
+    decoding and a verify pass run the same batch-invariant kernel. Faster where MKL's matrix-vector product is
+    the slower one-row path (measured on an AMD EPYC, 2026-12-03: the embedded model's forward over 1 token after
+    128 took 32.4 ms with MKL against 21.0 ms for 2 tokens with the kernel)."""
+
+    MIN_ROWS = 1
+
+
+LAYOUTS = ("packed", "column", "blocked", "blocked-all")
+_WRAPPERS = {"packed": PackedLinear, "blocked": BlockedLinear, "blocked-all": BlockedAllLinear}
 _chosen: dict = {}  # the last choice made in this process (choose_layout): {"layout", "ms", "source"}
 
 
 def available_layouts() -> tuple[str, ...]:
     """The layouts that run here: "column" always; "packed" where oneDNN runs; "blocked" where the kernel
     library built (``kernels.available()``)."""
-    return tuple(k for k, ok in (("packed", packing_available()), ("column", True), ("blocked", kernels.available()))
-                 if ok)
+    return tuple(k for k, ok in (("packed", packing_available()), ("column", True), ("blocked", kernels.available()),
+                                 ("blocked-all", kernels.available())) if ok)
 
 
 def preferred_layout() -> str:
@@ -154,11 +170,10 @@ def preferred_layout() -> str:
 
 
 def layout_of(lin: torch.nn.Linear) -> str:
-    """Which layout a Linear is in: "packed", "blocked" or "column" (else "row")."""
-    if isinstance(lin, PackedLinear):
-        return "packed"
-    if isinstance(lin, BlockedLinear):
-        return "blocked"
+    """Which layout a Linear is in: "packed", "blocked", "blocked-all" or "column" (else "row")."""
+    for kind, cls in _WRAPPERS.items():
+        if type(lin) is cls:
+            return kind
     w = lin.weight
     return "column" if w.dim() == 2 and w.stride() == (1, w.shape[0]) else "row"
 
@@ -171,8 +186,8 @@ def last_choice() -> dict:
 @torch.no_grad()
 def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.nn.Module:
     """Lay out every Linear weight of ``module`` for fast CPU decoding (see the module docstring) in ``layout``
-    ("packed" or "column"; default ``preferred_layout()``): packed oneDNN linears for float32 CPU weights,
-    column-major weights for everything else. Idempotent, and switches a module laid out the other way;
+    (one of LAYOUTS; default ``preferred_layout()``): packed oneDNN linears or blocked-kernel linears for float32
+    CPU weights as the layout says, column-major weights for everything else. Idempotent, and switches a module laid out the other way;
     returns ``module``."""
     kind = layout or preferred_layout()
     if kind not in LAYOUTS:
@@ -182,7 +197,7 @@ def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.n
     linears = [(parent, name, child) for parent in module.modules() for name, child in parent.named_children()
                if isinstance(child, torch.nn.Linear)]
     column: dict[int, torch.nn.Parameter] = {}
-    wrap = {"packed": PackedLinear, "blocked": BlockedLinear}.get(kind)
+    wrap = _WRAPPERS.get(kind)
     for parent, name, lin in linears:
         packable = _packable(lin)
         if wrap is not None and packable and type(lin) is wrap:

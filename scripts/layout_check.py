@@ -1,6 +1,6 @@
 """The CPU weight layout's effect: greedy tokens/s and a 4-token verify pass with Linear weights row-major
-([out, in], as loaded by transformers), column-major, packed for oneDNN, and blocked for this project's
-kernel (``decoding_core.layout``; the loader measures and picks one), timed in alternation, plus the largest
+([out, in], as loaded by transformers), column-major, packed for oneDNN, blocked for this project's
+kernel, and blocked-all (the kernel for one row too) (``decoding_core.layout``; the loader measures and picks one), timed in alternation, plus the largest
 logit difference against row-major.
 
     python scripts/layout_check.py [--dtype float32|bfloat16] [--tokens 32] [--rounds 4]
@@ -47,7 +47,7 @@ def relayout(model: torch.nn.Module, kind: str) -> None:
         for m in list(model.modules()):
             if type(m) is torch.nn.Linear:
                 _column_major(model, m, col)
-    elif kind in ("packed", "blocked"):
+    elif kind in ("packed", "blocked", "blocked-all"):
         decode_layout(model, kind)
         assert any(isinstance(m, PackedLinear if kind == "packed" else BlockedLinear) for m in model.modules()), (
             f"the {kind} layout is unavailable here")
@@ -94,7 +94,7 @@ def main() -> int:
     ids = lm.encode("Explain photosynthesis in simple terms.", chat=True)
     from decoding_core.layout import available_layouts
 
-    kinds = ["row-major", "column-major"] + ([k for k in ("packed", "blocked") if k in available_layouts()]
+    kinds = ["row-major", "column-major"] + ([k for k in ("packed", "blocked", "blocked-all") if k in available_layouts()]
                                               if args.dtype == "float32" else [])
 
     def greedy():

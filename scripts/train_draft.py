@@ -11,7 +11,8 @@ predict the target's own greedy answers (scripts/make_corpus.py). Checkpoints go
 Reduced vocabulary (EAGLE-3 style): with --vocab (a JSON {"d2t": [...]}, e.g. runs/eagle3/vocab.json) the
 draft's logits cover only those tokens (its LM head is the target's rows for them), the hard labels are the
 target's greedy tokens that fall inside, and --features (a feature store written by train_eagle3.py, e.g.
-runs/eagle3/features) gives soft labels over the same tokens; --init-from warm-starts from a draft asset.
+runs/eagle3/features, or 'live' to compute them per batch) gives soft labels over the same tokens; --init-from
+warm-starts from a draft asset. --vocab also takes an asset folder (assets/draft) and reuses its token list.
 The asset then carries vocab.safetensors (d2t), which load_embedded_draft applies.
 """
 from __future__ import annotations
@@ -77,6 +78,24 @@ def evaluate(draft, seqs, pad, batch_tokens=4096, w_d=None, d2t=None, first=None
     return tot_loss / max(n_in, 1), tot_ok / max(n, 1)
 
 
+def vocab_of(path) -> dict:
+    """{"d2t": [...], ...} from a vocabulary JSON, or from the d2t stored in a draft asset (vocab.safetensors) or an
+    EAGLE-3 asset (model.safetensors) folder; the JSON's "coverage" comes along when there is one."""
+    from pathlib import Path
+
+    from safetensors import safe_open
+
+    path = Path(path)
+    if path.is_file():
+        return json.loads(path.read_text())
+    for name in ("vocab.safetensors", "model.safetensors"):
+        if (path / name).exists():
+            with safe_open(str(path / name), "pt") as f:
+                if "d2t" in f.keys():
+                    return {"d2t": f.get_tensor("d2t").tolist(), "from": str(path / name)}
+    raise SystemExit(f"{path}: neither a vocabulary JSON nor an asset folder with a stored d2t")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="data/corpus.jsonl")
@@ -97,8 +116,10 @@ def main(argv=None):
     ap.add_argument("--distill", default=None, help="target features cached by train_eagle.py (runs/eagle/features.pt): "
                     "adds soft-label distillation against the target's full distribution lm_head(f)")
     ap.add_argument("--w-soft", type=float, default=1.0)
-    ap.add_argument("--vocab", default=None, help='draft vocabulary: a JSON file {"d2t": [target ids]}')
-    ap.add_argument("--features", default=None, help="a feature store of train_eagle3.py (soft labels over --vocab)")
+    ap.add_argument("--vocab", default=None, help='draft vocabulary: a JSON file {"d2t": [target ids]} (train_eagle3.py '
+                    "writes one in its --work), or a draft / EAGLE-3 asset folder, whose token list is reused")
+    ap.add_argument("--features", default=None, help="a feature store of train_eagle3.py (soft labels over --vocab), "
+                    "or 'live': the target's distribution computed per batch (one target forward per step, no cache)")
     ap.add_argument("--init-from", default=None, help="warm-start from a draft asset folder (draft.safetensors)")
     ap.add_argument("--store-bf16", action="store_true", help="store the weights in bfloat16 (half the bytes; the "
                     "held-out figures are measured on the rounded weights)")
@@ -131,7 +152,7 @@ def main(argv=None):
     draft.model.embed_tokens.weight.requires_grad_(False)
     d2t = w_d = t2d = None
     if args.vocab:
-        d2t = torch.tensor(json.loads((ROOT / args.vocab).read_text())["d2t"])
+        d2t = torch.tensor(vocab_of(ROOT / args.vocab)["d2t"])
         w_d = target.model.get_output_embeddings().weight[d2t].detach().clone()
         t2d = t2d_of(d2t, cfg.vocab_size)
     params = [p for n, p in draft.named_parameters() if p.requires_grad]
@@ -148,11 +169,15 @@ def main(argv=None):
 
     soft_feats = store = None
     if args.features:
-        from train_eagle3 import FeatureStore, gather
+        from train_eagle3 import FeatureStore, LiveFeatures, gather
 
         h = cfg.hidden_size
-        store = FeatureStore(ROOT / args.features, {"last": (h, "float16")})
-        missing = sum(not store.has(s) for s, _ in train)
+        if args.features == "live":
+            store = LiveFeatures(target, (), {"last": (h, "float16")})
+            missing = 0
+        else:
+            store = FeatureStore(ROOT / args.features, {"last": (h, "float16")})
+            missing = sum(not store.has(s) for s, _ in train)
         if missing:
             raise SystemExit(f"{args.features} lacks features for {missing} training sequences: run train_eagle3.py "
                              "on the same corpus and --seq-len first")
@@ -189,6 +214,8 @@ def main(argv=None):
                 td = t2d[ids[:, 1:][m]]
                 loss = F.cross_entropy(logits[m].float()[td >= 0], td[td >= 0])
             if store is not None:  # soft labels: the target's distribution over the draft vocabulary
+                if isinstance(store, LiveFeatures):
+                    store.fill([train[k][0] for k in index])
                 last = gather(store, train, index, ids.shape[1], "last", cfg.hidden_size)
                 with torch.no_grad():
                     p_target = torch.softmax(last[:, :-1][m] @ w_d.t(), dim=-1)
@@ -237,7 +264,7 @@ def main(argv=None):
         from decoding_core.draft import sha256
 
         save_file({"d2t": d2t.long()}, str(out / "vocab.safetensors"))
-        cov = json.loads((ROOT / args.vocab).read_text()).get("coverage", {})
+        cov = vocab_of(ROOT / args.vocab).get("coverage", {})
         vocab_info = {"vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": cov, "from": args.vocab,
                                      "heldout_answer_coverage": round(coverage_of(held, d2t.tolist()), 4),
                                      **({f"heldout_coverage_first_{args.opening}":

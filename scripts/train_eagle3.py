@@ -6,7 +6,8 @@
 2. Target features, computed once per sequence and cached in --work/features (append-only files and
    an index, resumable): the hidden states entering the feature layers (float16), the last hidden
    state after the final norm (float16; the soft labels are its logits over the draft vocabulary)
-   and the target's full-vocabulary argmax.
+   and the target's full-vocabulary argmax. With --live-features the training split is not cached: each
+   step runs the target over its own batch (LiveFeatures), so a fresh machine trains at once.
 3. Training-time test: the head runs --ttt times over each batch, step k feeding step k-1's output
    hidden states (Eagle3Head.unrolled); loss = sum_k 0.8^k soft cross-entropy against the target's
    distribution renormalised over the draft vocabulary, at answer positions whose target top-1 is in
@@ -79,6 +80,34 @@ class FeatureStore:
         return self._maps[name][off : off + n]
 
 
+class LiveFeatures:
+    """The FeatureStore's interface without the disk (--live-features): the target's features for one training batch,
+    computed when the batch comes and rounded to the store's dtypes, so a step sees what it would read from the cache.
+    Training starts at once on a machine without the cache; each step pays one target forward over its batch (the
+    cache pays it once per sequence, up front)."""
+
+    def __init__(self, target, layers, widths: dict[str, tuple[int, str]]):
+        self.target, self.layers, self.widths, self.rows = target, layers, widths, {}
+
+    key = staticmethod(FeatureStore.key)
+
+    def has(self, seq) -> bool:
+        return self.key(seq) in self.rows
+
+    def append(self, items: list[tuple[list[int], dict[str, np.ndarray]]]) -> None:
+        for seq, arrays in items:
+            self.rows[self.key(seq)] = {n: arrays[n].astype(dt) for n, (_, dt) in self.widths.items()}
+
+    def get(self, seq, name: str) -> np.ndarray:
+        return self.rows[self.key(seq)][name]
+
+    def fill(self, seqs) -> "LiveFeatures":
+        """Hold the features of these sequences (and only these)."""
+        self.rows = {}
+        extract(self.target, self, self.layers, [(s, None) for s in seqs], lambda *_: None)
+        return self
+
+
 @torch.no_grad()
 def extract(target, store: FeatureStore, layers, seqs, log, batch_tokens: int = 4096) -> None:
     """Run the target over every sequence not in the store yet; store its features."""
@@ -95,13 +124,13 @@ def extract(target, store: FeatureStore, layers, seqs, log, batch_tokens: int = 
         ids = torch.zeros(len(group), width, dtype=torch.long)
         for r, s in enumerate(group):
             ids[r, : len(s)] = torch.tensor(s)
-        out = target.model.model(input_ids=ids, output_hidden_states=True)  # right padding: causal, harmless
-        hs = out.hidden_states
-        last = out.last_hidden_state
-        argmax = target.model.lm_head(last).argmax(-1)
-        low = torch.cat([hs[j] for j in layers], dim=-1)
-        store.append([(list(s), {"low": low[r, : len(s)].numpy(), "last": last[r, : len(s)].numpy(),
-                                 "argmax": argmax[r, : len(s)].numpy()}) for r, s in enumerate(group)])
+        out = target.model.model(input_ids=ids, output_hidden_states="low" in store.widths)  # right padding: causal
+        fields = {"last": out.last_hidden_state}
+        if "argmax" in store.widths:
+            fields["argmax"] = target.model.lm_head(out.last_hidden_state).argmax(-1)
+        if "low" in store.widths:
+            fields["low"] = torch.cat([out.hidden_states[j] for j in layers], dim=-1)
+        store.append([(list(s), {n: v[r, : len(s)].numpy() for n, v in fields.items()}) for r, s in enumerate(group)])
         done += sum(len(s) for s in group)
         i += len(group)
         el = time.perf_counter() - t0
@@ -229,10 +258,16 @@ def main(argv=None):
                          "asset's vocabulary; with another it chooses one from the corpus and widens the head into it "
                          "(shared tokens keep their LM-head rows)")
     ap.add_argument("--opening", type=int, default=64, help=OPENING_HELP)
+    ap.add_argument("--live-features", action="store_true",
+                    help="no feature cache for the training split: each step runs the target over its batch (one "
+                         "forward per step; no up-front extraction, no disk). Pays on a machine without the cache "
+                         "for runs under about an epoch; the held-out split is still cached (it is small)")
     ap.add_argument("--features-only", action="store_true",
                     help="extract (or extend) the target-feature cache for the corpus and stop, e.g. before train_draft.py "
                          "--features, which reads the same cache")
     args = ap.parse_args(argv)
+    if args.live_features and args.features_only:
+        ap.error("--features-only fills the cache; --live-features trains without it")
     work, out, log = start_run(args)
 
     target = load_model(device="cpu", dtype="float32")
@@ -265,8 +300,10 @@ def main(argv=None):
     store = FeatureStore(work / "features", {"low": (len(layers) * h, "float16"), "last": (h, "float16"),
                                              "argmax": (1, "int32")})
     t_feat = time.perf_counter()
-    extract(target, store, layers, held + train, log)
-    log(f"features ready ({store.index['rows']} rows, {time.perf_counter() - t_feat:.0f} s this run)")
+    extract(target, store, layers, held if args.live_features else held + train, log)
+    log(f"features ready ({store.index['rows']} rows, {time.perf_counter() - t_feat:.0f} s this run)"
+        + ("; the training split's are computed per batch (--live-features)" if args.live_features else ""))
+    live = LiveFeatures(target, layers, store.widths) if args.live_features else None
     if args.features_only:
         return
 
@@ -299,9 +336,10 @@ def main(argv=None):
 
     def run_batch(ids, mask, answer, group, seqs):
         width = ids.shape[1]
-        low = gather(store, seqs, group, width, "low", len(layers) * h)
-        last = gather(store, seqs, group, width, "last", h)
-        argmax = gather(store, seqs, group, width, "argmax", 0, torch.long)
+        src = live.fill([seqs[k][0] for k in group]) if live is not None and seqs is train else store
+        low = gather(src, seqs, group, width, "low", len(layers) * h)
+        last = gather(src, seqs, group, width, "last", h)
+        argmax = gather(src, seqs, group, width, "argmax", 0, torch.long)
         with autocast(args.bf16):
             return ttt_losses(head, embed, w_draft, in_vocab, ids, mask, answer, low, last, argmax, args.ttt)
 

@@ -144,6 +144,7 @@ def test_corrupt_draft_asset_is_explained(tmp_path, embedded, corpus):
 
 def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     from decoding_core.eagle3_head import load_eagle3
+    from train_common import load_corpus
 
     out, work = tmp_path / "eagle3", tmp_path / "work"
     args = ("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(out), "--work", str(work), "--vocab", "512",
@@ -197,3 +198,49 @@ def test_eagle3_training_end_to_end(corpus, tmp_path, embedded):
     draft = load_embedded_draft(embedded, dout)
     assert draft.draft_vocab is not None and draft.draft_vocab.numel() == 512
     assert SpeculativeDecoder(embedded, draft, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
+    # without a feature cache (a fresh machine): each step runs the target over its batch. The head's run caches only
+    # the held-out split; the draft takes its vocabulary from the head's asset folder
+    live, lwork = tmp_path / "eagle3-live", tmp_path / "lwork"
+    proc = script("scripts/train_eagle3.py", "--corpus", str(corpus), "--out", str(live), "--work", str(lwork),
+                  "--vocab", "512", "--ttt", "2", "--batch-tokens", "256", "--init-from", str(out), "--max-steps", "2",
+                  "--live-features")
+    assert "computed per batch (--live-features)" in proc.stderr + proc.stdout
+    index = json.loads((lwork / "features" / "index.json").read_text())
+    held_tokens = sum(len(s) for s in {tuple(s) for s, _ in load_corpus(corpus, "heldout", 384)})
+    assert index["rows"] == held_tokens  # the training split was not cached
+    assert json.loads((live / "manifest.json").read_text())["training"]["steps"] == 2
+    assert load_eagle3(embedded, live).d2t.tolist() == head.d2t.tolist()
+    ldraft = tmp_path / "draft-live"
+    script("scripts/train_draft.py", "--corpus", str(corpus), "--out", str(ldraft), "--work", str(tmp_path / "ldwork"),
+           "--max-steps", "1", "--batch-tokens", "256", "--seq-len", "384", "--vocab", str(out), "--features", "live",
+           "--init-from", str(dout))
+    manifest = json.loads((ldraft / "manifest.json").read_text())
+    assert manifest["vocabulary"]["size"] == 512 and "(from live)" in manifest["training"]["loss"]
+    assert load_embedded_draft(embedded, ldraft).draft_vocab.tolist() == head.d2t.tolist()
+
+
+def test_live_features_match_the_cache(corpus, tmp_path, embedded):
+    """LiveFeatures (one batch, computed when it comes) holds what the FeatureStore caches for the same sequences."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import numpy as np
+    from train_common import load_corpus
+    from train_eagle3 import FeatureStore, LiveFeatures, extract
+
+    cfg = embedded.model.config
+    h, layers = cfg.hidden_size, (2, cfg.num_hidden_layers // 2, cfg.num_hidden_layers - 3)
+    widths = {"low": (3 * h, "float16"), "last": (h, "float16"), "argmax": (1, "int32")}
+    train = load_corpus(corpus, "train", 384)
+    store = FeatureStore(tmp_path / "features", widths)
+    extract(embedded, store, layers, train, lambda *_: None)
+    seqs = [s for s, _ in train[:3]]
+    live = LiveFeatures(embedded, layers, widths).fill(seqs)
+    assert set(live.rows) == {FeatureStore.key(s) for s in seqs}  # this batch only
+    for s in seqs:
+        for name, (w, dt) in widths.items():
+            cached, now = np.asarray(store.get(s, name)).reshape(len(s), -1), live.get(s, name).reshape(len(s), -1)
+            assert now.dtype == np.dtype(dt) and now.shape == cached.shape == (len(s), w)
+            if name == "argmax":
+                assert (now == cached).mean() > 0.97  # batching changes float rounding, rarely a near tie
+            else:
+                np.testing.assert_allclose(now.astype(np.float32), cached.astype(np.float32), atol=0.05, rtol=0.02)
+    assert not live.fill(seqs[:1]).has(seqs[1])  # each fill holds only its batch

@@ -105,7 +105,7 @@ def test_compiled_forward_equals_eager():
         assert compiled.metrics["compile_fallback"]
 
 
-@pytest.mark.parametrize("kind", ["packed", "column", "blocked"])
+@pytest.mark.parametrize("kind", ["packed", "column", "blocked", "blocked-all"])
 @pytest.mark.parametrize("tied", [False, True])
 def test_decode_layout_keeps_values_ties_and_logits(tied, kind):
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -124,7 +124,7 @@ def test_decode_layout_keeps_values_ties_and_logits(tied, kind):
     values = {k: v.clone() for k, v in model.state_dict().items()}
     decode_layout(model, kind)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    wrapper = {"packed": layout.PackedLinear, "blocked": layout.BlockedLinear}.get(kind)
+    wrapper = {"packed": layout.PackedLinear, "blocked": layout.BlockedLinear, "blocked-all": layout.BlockedAllLinear}.get(kind)
     assert all(type(m) is (wrapper or torch.nn.Linear) for m in linears)
     if kind != "packed":
         assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
@@ -162,7 +162,8 @@ def test_decode_layout_switches_between_layouts_keeping_logits_and_ties():
         layout.decode_layout(model, kind)
         linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
         assert all(isinstance(m, layout.PackedLinear) == (kind == "packed") for m in linears)
-        assert all(isinstance(m, layout.BlockedLinear) == (kind == "blocked") for m in linears)
+        assert all(isinstance(m, layout.BlockedLinear) == kind.startswith("blocked") for m in linears)
+        assert all(layout.layout_of(m) == kind for m in linears)
         assert model.get_input_embeddings().weight is model.get_output_embeddings().weight
         with torch.inference_mode():
             torch.testing.assert_close(model(input_ids=x).logits, before, rtol=1e-4, atol=1e-4)

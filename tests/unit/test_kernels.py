@@ -65,12 +65,37 @@ def test_blocked_module_dispatches_repacks_and_trains_through_f_linear():
     assert lin.weight.grad is not None and x.grad is not None
 
 
+@needs_kernel
+def test_blocked_all_runs_the_kernel_for_one_row_too():
+    """"blocked-all": one row goes through the kernel as well, so a verify pass's rows get bit for bit the logits
+    of one-row steps (the kernel is batch-invariant); more than BLOCKED_MAX_ROWS rows still go to MKL."""
+    torch.manual_seed(0)
+    plain = torch.nn.Linear(40, 90)
+    lin = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(40, 90)), "blocked-all")[0]
+    assert type(lin) is layout.BlockedAllLinear and layout.layout_of(lin) == "blocked-all"
+    with torch.no_grad():
+        lin.weight.copy_(plain.weight)
+        lin.bias.copy_(plain.bias)
+        x = torch.randn(5, 40)
+        one = lin(x[:1])
+        assert torch.equal(one, kernels.blocked_linear(x[:1], lin._packed, lin.bias, 90))  # the kernel, not MKL
+        assert torch.equal(lin(x)[:1], one)  # batch-invariant: row 0 of a 5-row pass is the 1-row result
+        for rows in (1, 3, layout.BLOCKED_MAX_ROWS + 3):
+            xr = torch.randn(rows, 40)
+            torch.testing.assert_close(lin(xr), plain(xr), rtol=1e-5, atol=1e-5)
+    # "blocked" keeps MKL for one row: the other layout, same values
+    other = layout.decode_layout(torch.nn.Sequential(lin), "blocked")[0]
+    assert type(other) is layout.BlockedLinear and other.weight is lin.weight
+    with torch.no_grad():
+        torch.testing.assert_close(other(x[:1]), one, rtol=1e-5, atol=1e-5)
+
+
 def test_without_the_kernel_the_blocked_layout_falls_back_to_column(monkeypatch):
     monkeypatch.setenv("DECODING_LAB_KERNELS", "off")
     kernels._library.cache_clear()
     try:
         assert not kernels.available() and kernels.unavailable_reason() == "DECODING_LAB_KERNELS=off"
-        assert "blocked" not in layout.available_layouts()
+        assert "blocked" not in layout.available_layouts() and "blocked-all" not in layout.available_layouts()
         lin = layout.decode_layout(torch.nn.Sequential(torch.nn.Linear(8, 4)), "blocked")[0]
         assert layout.layout_of(lin) == "column"
         with pytest.raises(RuntimeError, match="not available"):
