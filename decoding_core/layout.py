@@ -7,7 +7,7 @@ the development machine (2 cores, float32, SmolLM2-135M, KV prefix 100; ``python
 study forward-cost``), a forward over 4 new tokens cost 2.1x one token's with MKL's kernels, 1.25x
 with oneDNN's, whose weights are reordered once ("packed") for small row counts.
 
-Three layouts, same values:
+Four layouts, same values:
 - "packed": on a CPU with oneDNN (``torch.backends.mkldnn``) and float32 weights every ``nn.Linear``
   becomes a ``PackedLinear``: the same module, the same ``weight`` parameter (ties kept, state_dict
   unchanged), plus a packed copy used for inference. Logits agree with the plain kernels to float32
@@ -27,7 +27,8 @@ decoded 1.30x faster than packed (22.1 against 17.0 tokens/s), and blocked then 
 against column-major's 69.9 (one token: 41.8 / 45.1 ms). So the loader MEASURES (``choose_layout``: the
 model's forward over 1 and over 5 tokens in each available layout, the smallest sum wins), remembers the
 result per processor, torch, threads, model size, dtype and available layouts in a small JSON file, and lays
-out drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column|blocked|blocked-all`` overrides it.
+out drafts and heads loaded afterwards the same way. ``DECODING_LAB_LAYOUT=packed|column|blocked|blocked-all``
+overrides it.
 Training (grad enabled with an input that needs grad) and ``torch.compile`` traces use the plain
 ``F.linear`` on the dense weight; a weight changed in place is repacked on the next call.
 """
@@ -150,8 +151,8 @@ _chosen: dict = {}  # the last choice made in this process (choose_layout): {"la
 
 
 def available_layouts() -> tuple[str, ...]:
-    """The layouts that run here: "column" always; "packed" where oneDNN runs; "blocked" where the kernel
-    library built (``kernels.available()``)."""
+    """The layouts that run here: "column" always; "packed" where oneDNN runs; "blocked" and "blocked-all" where
+    the kernel library built (``kernels.available()``)."""
     return tuple(k for k, ok in (("packed", packing_available()), ("column", True), ("blocked", kernels.available()),
                                  ("blocked-all", kernels.available())) if ok)
 
@@ -187,8 +188,8 @@ def last_choice() -> dict:
 def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.nn.Module:
     """Lay out every Linear weight of ``module`` for fast CPU decoding (see the module docstring) in ``layout``
     (one of LAYOUTS; default ``preferred_layout()``): packed oneDNN linears or blocked-kernel linears for float32
-    CPU weights as the layout says, column-major weights for everything else. Idempotent, and switches a module laid out the other way;
-    returns ``module``."""
+    CPU weights as the layout says, column-major weights for everything else. Idempotent, and switches a module
+    laid out another way; returns ``module``."""
     kind = layout or preferred_layout()
     if kind not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {kind!r}")

@@ -1,7 +1,7 @@
 """The CPU weight layout's effect: greedy tokens/s and a 4-token verify pass with Linear weights row-major
-([out, in], as loaded by transformers), column-major, packed for oneDNN, blocked for this project's
-kernel, and blocked-all (the kernel for one row too) (``decoding_core.layout``; the loader measures and picks one), timed in alternation, plus the largest
-logit difference against row-major.
+([out, in], as loaded by transformers), column-major, packed for oneDNN, blocked for this project's kernel,
+and blocked-all (the kernel for one row too; ``decoding_core.layout``: the loader measures and picks one), timed
+in alternation, plus the largest logit difference against row-major.
 
     python scripts/layout_check.py [--dtype float32|bfloat16] [--tokens 32] [--rounds 4]
     python scripts/layout_check.py --matrices    # GB/s of single matrices of the model's shapes by row count
@@ -94,8 +94,8 @@ def main() -> int:
     ids = lm.encode("Explain photosynthesis in simple terms.", chat=True)
     from decoding_core.layout import available_layouts
 
-    kinds = ["row-major", "column-major"] + ([k for k in ("packed", "blocked", "blocked-all") if k in available_layouts()]
-                                              if args.dtype == "float32" else [])
+    fast = [k for k in ("packed", "blocked", "blocked-all") if k in available_layouts()]
+    kinds = ["row-major", "column-major"] + (fast if args.dtype == "float32" else [])
 
     def greedy():
         t0 = time.perf_counter()

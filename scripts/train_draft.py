@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import time
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -81,8 +82,6 @@ def evaluate(draft, seqs, pad, batch_tokens=4096, w_d=None, d2t=None, first=None
 def vocab_of(path) -> dict:
     """{"d2t": [...], ...} from a vocabulary JSON, or from the d2t stored in a draft asset (vocab.safetensors) or an
     EAGLE-3 asset (model.safetensors) folder; the JSON's "coverage" comes along when there is one."""
-    from pathlib import Path
-
     from safetensors import safe_open
 
     path = Path(path)

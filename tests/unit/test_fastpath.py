@@ -124,7 +124,8 @@ def test_decode_layout_keeps_values_ties_and_logits(tied, kind):
     values = {k: v.clone() for k, v in model.state_dict().items()}
     decode_layout(model, kind)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
-    wrapper = {"packed": layout.PackedLinear, "blocked": layout.BlockedLinear, "blocked-all": layout.BlockedAllLinear}.get(kind)
+    wrapper = {"packed": layout.PackedLinear, "blocked": layout.BlockedLinear,
+               "blocked-all": layout.BlockedAllLinear}.get(kind)
     assert all(type(m) is (wrapper or torch.nn.Linear) for m in linears)
     if kind != "packed":
         assert all(m.weight.stride() == (1, m.weight.shape[0]) for m in linears)
