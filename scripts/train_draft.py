@@ -149,9 +149,10 @@ def main(argv=None):
                     f"smaller draft's function")
             log(init)
     draft.model.embed_tokens.weight.requires_grad_(False)
-    d2t = w_d = t2d = None
+    d2t = w_d = t2d = vocab = None
     if args.vocab:
-        d2t = torch.tensor(vocab_of(ROOT / args.vocab)["d2t"])
+        vocab = vocab_of(ROOT / args.vocab)
+        d2t = torch.tensor(vocab["d2t"])
         w_d = target.model.get_output_embeddings().weight[d2t].detach().clone()
         t2d = t2d_of(d2t, cfg.vocab_size)
     params = [p for n, p in draft.named_parameters() if p.requires_grad]
@@ -263,7 +264,7 @@ def main(argv=None):
         from decoding_core.draft import sha256
 
         save_file({"d2t": d2t.long()}, str(out / "vocab.safetensors"))
-        cov = vocab_of(ROOT / args.vocab).get("coverage", {})
+        cov = vocab.get("coverage", {})
         vocab_info = {"vocabulary": {"size": len(d2t), "train_answer_coverage_by_size": cov, "from": args.vocab,
                                      "heldout_answer_coverage": round(coverage_of(held, d2t.tolist()), 4),
                                      **({f"heldout_coverage_first_{args.opening}":
