@@ -146,8 +146,10 @@ TEXT = {
                      'with T, slowly up to ~8 tokens where the blocked kernel is in use (it reads each weight once '
                      "for all rows), faster beyond (left: measured now). The head's mean accepted length τ for every size was measured once "
                      "on held-out instructions (its manifest); dividing it by each size's cost here gives the expected "
-                     'tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. Turn *Auto size* '
-                     'off to pick your own.'),
+                     'tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. It is an upper '
+                     'estimate used to rank the sizes: the work around the forwards (building the tree, keeping the '
+                     'cache) is left out, so *Measure* below shows fewer tokens/s. Turn *Auto size* off to pick your '
+                     'own.'),
     'eagle.why1': ("The target's last hidden state **f** (after its final norm) is what its LM head turns into token "
                    "probabilities. EAGLE's head learns the next feature from the current one: features change smoothly "
                    'from one position to the next, so a single layer can follow them, while a small *token* model '
@@ -792,8 +794,8 @@ TEXT = {
     'spec.sampling_settings': 'Sampling settings (target and draft)',
     'spec.type_draft': 'Type a draft model id or folder above, or choose the shipped draft / prompt lookup.',
     'spec.rest_works': 'The rest of the app keeps working; prompt lookup needs no draft model.',
-    'spec.sized': ('Sized for this device: N = {n} (held-out τ {tau:.2f}, expected {tps:.1f} tokens/s). How it was '
-                   'chosen'),
+    'spec.sized': ('Sized for this device: N = {n} (held-out τ {tau:.2f}; at most ~{tps:.1f} tokens/s, counting the '
+                   'forwards only). How it was chosen'),
     'spec.n_reason': 'N = {n}: {reason}.',
     'spec.h.sweep': 'How long should the draft be? Measured against the theory',
     'spec.run_sweep': 'Run the sweep',
@@ -883,8 +885,8 @@ TEXT = {
     'viz.eagle.share': 'share of steps',
     'eagle.sampling_settings': 'Sampling settings',
     'eagle.others_work': 'The other pages keep working. The heads are trained for the embedded SmolLM2 only.',
-    'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}, expected '
-                    '{tps:.1f} tokens/s). See *Choosing the tree size* below.'),
+    'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}; at most '
+                    '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
     'eagle.size_reason': 'Tree size {total}, depth {depth}: {reason}.',
     'eagle.h.speed': 'Speed: EAGLE against plain decoding and vanilla speculative decoding',
     'eagle.cmp.plain': 'plain target decoding',

@@ -128,7 +128,7 @@ TEXT = {
     'eagle.sizing': ('树越大，每步接受的 token 越多，但目标模型对 T 个 token 的验证传递并不免费：在 GPU 上，直到几十个'
                      ' token 的代价都和一个 token 差不多；在 CPU 上它随 T 增长：使用分块内核（每个权重只读一次，供所有行共用）时，到约 8 个 token 为止增长很慢，之后更快（左：现在实测）。草稿头在每种规模下的'
                      '平均接受长度 τ 已在留出指令上测过一次（见其清单 manifest）；除以每种规模在此处的成本，得到预期的'
-                     ' tokens/s（右），并采用最优规模：**{total} 个 token，深度 {depth}**。关闭*自动规模*可以自己选择。'),
+                     ' tokens/s（右），并采用最优规模：**{total} 个 token，深度 {depth}**。这是用来给各规模排序的上限估计：前向之外的工作（建树、维护缓存）没有计入，所以下面*测量*得到的 tokens/s 会更少。关闭*自动规模*可以自己选择。'),
     'eagle.why1': ('目标模型最后的隐藏状态 **f**（最终归一化之后）就是它的 LM head 变成 token 概率的东西。EAGLE 的草稿头'
                    '从当前特征学习下一个特征：特征在相邻位置之间平滑变化，单层就能跟上；而小型 *token* 模型必须独立学会'
                    '整个语言。下一个特征取决于实际选中的 token（同一个特征之后，“I am” 和 “I will” 通向不同的未来），'
@@ -669,7 +669,7 @@ TEXT = {
     'spec.sampling_settings': '采样设置（目标模型与草稿模型）',
     'spec.type_draft': '在上面输入草稿模型的 id 或文件夹，或选择自带的草稿模型 / 提示查找。',
     'spec.rest_works': '应用的其他部分照常工作；提示查找不需要草稿模型。',
-    'spec.sized': '按本设备选择：N = {n}（留出 τ {tau:.2f}，预期 {tps:.1f} tokens/s）。如何选出',
+    'spec.sized': '按本设备选择：N = {n}（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。如何选出',
     'spec.n_reason': 'N = {n}：{reason}。',
     'spec.h.sweep': '草稿该多长？实测与理论对比',
     'spec.run_sweep': '运行扫描',
@@ -752,7 +752,7 @@ TEXT = {
     'viz.eagle.share': '步骤比例',
     'eagle.sampling_settings': '采样设置',
     'eagle.others_work': '其他页面照常工作。这些草稿头只为内置的 SmolLM2 训练。',
-    'eagle.sized': '按本设备选择：**{total} 个 token，深度 {depth}**（留出 τ {tau:.2f}，预期 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
+    'eagle.sized': '按本设备选择：**{total} 个 token，深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
     'eagle.size_reason': '树的规模 {total}，深度 {depth}：{reason}。',
     'eagle.h.speed': '速度：EAGLE 对比普通解码和普通推测性解码',
     'eagle.cmp.plain': '普通目标解码',
