@@ -40,7 +40,7 @@ P = Controls([
 ] + sampling_table("eagle_"))
 
 
-def controls() -> Eagle:
+def controls(lm) -> Eagle:
     ss = st.session_state
     with st.container(border=True):
         h1, h2 = st.columns([2, 3])
@@ -52,6 +52,9 @@ def controls() -> Eagle:
         P.show("tree_auto", c1, disabled=not dynamic)
         P.show("tree_top_k", c2, disabled=not dynamic)
         auto = dynamic and ss.tree_auto
+        if auto and (chosen := loaders.auto_sizes(lm, Eagle(ss.eagle_head, "dynamic", ss.tree_top_k))):
+            P.preset("tree_depth", chosen.depth)
+            P.preset("total_tokens", chosen.total_tokens)
         P.show("tree_depth", c3, disabled=not dynamic or auto)
         P.show("total_tokens", c4, disabled=not dynamic or auto)
         P.show("eagle_max_new", c5)
@@ -67,7 +70,7 @@ def controls() -> Eagle:
 def render() -> None:
     lab, prompt_ids = open_page("eagle", P)
     lm = lab.lm
-    strategy = controls()
+    strategy = controls(lm)
     run = lab.run(P["eagle_max_new"], backend="eager")
     try:
         head = loaders.head(lm, strategy.head)

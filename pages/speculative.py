@@ -45,7 +45,7 @@ P = Controls([
 TESTS = {rule: f"spec.test.{rule}" for rule in RULES}  # catalogue ids of each rule's acceptance test
 
 
-def controls() -> Speculative:
+def controls(lm) -> Speculative:
     ss = st.session_state
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns(4)
@@ -53,6 +53,8 @@ def controls() -> Speculative:
         if ss.draft_source == "model":
             P.show("draft_model", c1)
         P.show("n_auto", c2, disabled=ss.draft_source != "embedded")
+        if ss.n_auto and ss.draft_source == "embedded" and (chosen := loaders.auto_sizes(lm, Speculative("embedded"))):
+            P.preset("n_draft", chosen.n_draft)
         P.show("n_draft", c2, disabled=ss.n_auto and ss.draft_source == "embedded")
         P.show("stop_below", c2, disabled=ss.draft_source == "prompt-lookup")
         P.show("rule", c3)
@@ -73,7 +75,7 @@ def controls() -> Speculative:
 def render() -> None:
     lab, prompt_ids = open_page("speculative", P)
     lm = lab.lm
-    strategy = controls()
+    strategy = controls(lm)
     P.sync()
     if P["draft_source"] == "model" and not P["draft_model"].strip():
         st.info(t("spec.type_draft"))

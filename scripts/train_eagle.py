@@ -16,7 +16,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from train_common import (command_line, corpus_summary, git_commit, load_checkpoint, load_corpus, lr_at,
+from train_common import (batches, command_line, corpus_summary, git_commit, load_checkpoint, load_corpus, lr_at,
                           resume, save_checkpoint, start_run, write_manifest)
 
 from decoding_core.eagle_head import EagleHead, head_state, save_head
@@ -48,27 +48,12 @@ def extract_features(target, seqs, log, batch_tokens=4096):
 
 
 def feature_batches(seqs, feats, batch_tokens, rng, pad):
-    """Batches of (ids, answer mask, features [B, L, H] float32) padded on the right."""
-    by_len = sorted(range(len(seqs)), key=lambda k: len(seqs[k][0]))
-    groups, cur = [], []
-    for k in by_len:
-        cur.append(k)
-        if len(cur) * len(seqs[k][0]) >= batch_tokens:
-            groups.append(cur)
-            cur = []
-    if cur:
-        groups.append(cur)
-    rng.shuffle(groups)
-    for g in groups:
-        width = max(len(seqs[k][0]) for k in g)
-        ids = torch.full((len(g), width), pad, dtype=torch.long)
-        answer = torch.zeros(len(g), width, dtype=torch.bool)
-        f = torch.zeros(len(g), width, feats[g[0]].shape[-1])
+    """Batches of (ids, answer mask, features [B, L, H] float32) padded on the right: train_common.batches
+    with each sequence's stored features beside it."""
+    for ids, _mask, answer, g in batches(seqs, batch_tokens, rng, pad, with_index=True):
+        f = torch.zeros(len(g), ids.shape[1], feats[g[0]].shape[-1])
         for r, k in enumerate(g):
-            seq, n_prompt = seqs[k]
-            ids[r, : len(seq)] = torch.tensor(seq)
-            answer[r, n_prompt : len(seq)] = True
-            f[r, : len(seq)] = feats[k].float()
+            f[r, : len(seqs[k][0])] = feats[k].float()
         yield ids, answer, f
 
 

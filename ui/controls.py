@@ -140,6 +140,12 @@ class Controls:
             return c.text_area(label, height=90, **kw)
         return c.text_input(label, **kw)
 
+    def preset(self, key: str, value) -> None:
+        """Put ``value``, clamped into the widget's range, into ``key`` before its widget is drawn: a disabled
+        widget then shows the value that is used (the device-aware size when "auto" is on)."""
+        p = self.table[key]
+        st.session_state[key] = p.kind(min(max(value, p.lo), p.hi))
+
     def sync(self) -> None:
         """Write the current values into the link (only what changed)."""
         for p in self.table.values():

@@ -75,3 +75,19 @@ def next_logits(lab):
 
 
 CACHED = Loaders(draft, head, chain_size, tree_size)
+
+
+def auto_sizes(lm: LoadedModel, strategy):
+    """The sizes "auto" stands for in ``strategy`` (Speculative or Eagle) on this device, or None when its
+    draft or head cannot load (the page's own check below the controls says why). The pages put them into
+    the disabled size sliders, so what a slider shows is what runs."""
+    from decoding_core.models import ModelLoadError
+    from decoding_core.settings import Speculative
+    from decoding_core.strategies import resolve_sizes
+
+    try:
+        if isinstance(strategy, Speculative):
+            return resolve_sizes(lm, strategy, draft=draft(lm, strategy.draft), loaders=CACHED)
+        return resolve_sizes(lm, strategy, head=head(lm, strategy.head), head_kind=strategy.head, loaders=CACHED)
+    except (ModelLoadError, ValueError):
+        return None

@@ -48,7 +48,10 @@ def test_both_heads_step_and_size_for_the_device():
         at.button(key="eagle_step").click().run()
         assert len(at.get("graphviz_chart")) == 1
         assert any("Draft vocabulary" in m.value for m in at.markdown)
-        assert any("Sized for this device" in c.value for c in at.caption)
+        sized = next(c.value for c in at.caption if "Sized for this device" in c.value)
+        # the disabled sliders show the size that runs, not their own last values
+        assert f"**{at.slider(key='total_tokens').value} tokens, depth {at.slider(key='tree_depth').value}**" in sized
+        assert at.slider(key="total_tokens").disabled
         assert any(h.value == "Choosing the tree size for this device" for h in at.header)
     at.toggle(key="tree_auto").set_value(False).run()
     assert not at.slider(key="total_tokens").disabled

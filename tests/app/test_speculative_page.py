@@ -22,6 +22,9 @@ def test_step_shows_the_drafts_and_metrics():
     assert metric(at, "Target forwards") == "2"
     assert float(metric(at, "Mean accepted length τ")) >= 1.0
     assert any("data-testid=\"spec-text\"" in m.value for m in at.markdown)
+    # N is sized for the device by default; the disabled slider shows the N that runs
+    sized = next(e.label for e in at.expander if e.label.startswith("Sized for this device"))
+    assert at.slider(key="n_draft").disabled and f"N = {at.slider(key='n_draft').value} " in sized
     assert not at.exception
 
 
