@@ -5,5 +5,5 @@ SUMS = {
     "draft/draft.safetensors": "89bfcf296449ba18c1d7d8adffdbcc3c4eb447bd6d2a27ff7af0ceda797d7e27",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
-    "eagle3/model.safetensors": "cb9cbc3f79bc774d36b91843a27068a5ac63e874cd4b951b4dc49a7cd517d25d",
+    "eagle3/model.safetensors": "53c00e485498d547b84ccc14e533cc0ff819d83776cbd933f2fa1a3581fb5c22",
 }
