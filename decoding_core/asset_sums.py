@@ -5,5 +5,5 @@ SUMS = {
     "draft/draft.safetensors": "89bfcf296449ba18c1d7d8adffdbcc3c4eb447bd6d2a27ff7af0ceda797d7e27",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
-    "eagle3/model.safetensors": "53c00e485498d547b84ccc14e533cc0ff819d83776cbd933f2fa1a3581fb5c22",
+    "eagle3/model.safetensors": "c237d74be3366cbc4f22624757a5ab3093418ef30999e0dba99352ae60569eec",
 }
