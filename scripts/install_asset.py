@@ -50,6 +50,12 @@ def steps_added(old: dict, new: dict) -> int:
     return new["training"]["steps"]
 
 
+def seq_len_of(manifest: dict) -> int | None:
+    """The --seq-len of the run that made a manifest (its held-out figures cut sequences to that length)."""
+    words = (manifest.get("command") or " ".join(manifest.get("commands") or [])).split()
+    return next((int(v) for k, v in zip(words, words[1:]) if k == "--seq-len" and v.isdigit()), None)
+
+
 def history_entry(old: dict, new: dict, session: int, data: str) -> dict:
     tr = new["training"]
     entry = {"session": session, "commands": new.get("commands", [new.get("command")]), "steps": steps_added(old, new),
@@ -59,6 +65,10 @@ def history_entry(old: dict, new: dict, session: int, data: str) -> dict:
              "heldout_tau": tau_of(new), "heldout_tau_before": tau_of(old)}
     if "stored" in tr:
         entry["stored"] = tr["stored"]
+    lens = seq_len_of(old), seq_len_of(new)
+    if None not in lens and lens[0] != lens[1]:
+        entry["heldout_note"] = (f"held-out sequences cut at --seq-len {lens[0]} before, {lens[1]} after: the figures over "
+                                 "whole sequences do not compare; those on the first 64 answer tokens and tau do")
     sizes = [m.get("vocabulary", {}).get("size") for m in (old, new)]
     if any(sizes):
         entry["vocabulary"] = f"{sizes[0]} -> {sizes[1]}"

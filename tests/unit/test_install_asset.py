@@ -53,6 +53,17 @@ def test_a_measured_candidate_is_installed_with_its_history(tmp_path, asset):
     entry = install("draft", again, 16, "more steps", dest=asset)
     assert entry["steps"] == 3 and entry["steps_of_the_run"] == 10
     assert json.loads((asset / "manifest.json").read_text())["training"]["total_steps_all_sessions"] == 110
+    assert "heldout_note" not in entry  # neither run gave --seq-len
+
+
+def test_a_change_of_seq_len_is_noted_beside_the_held_out_figures(tmp_path, asset):
+    first = folder(tmp_path / "c320", b"w320", candidate_manifest(
+        heldout_tau={"tau": 1.7}, commands=["python scripts/train_draft.py --seq-len 320 --max-steps 7  # from step 0"]))
+    assert "heldout_note" not in install("draft", first, 15, "long sequences", dest=asset)  # nothing known before
+    second = folder(tmp_path / "c160", b"w160", candidate_manifest(
+        heldout_tau={"tau": 1.8}, commands=["python scripts/train_draft.py --seq-len 160 --max-steps 7  # from step 0"]))
+    entry = install("draft", second, 16, "openings", dest=asset)
+    assert "--seq-len 320 before, 160 after" in entry["heldout_note"]
 
 
 def test_unmeasured_or_damaged_candidates_are_refused(tmp_path, asset, capsys):
