@@ -5,5 +5,5 @@ SUMS = {
     "draft/draft.safetensors": "2caf5ae36d7d43cc72eb52fb8a0e58c723471aa6dec3f683be8bdce678eb57aa",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
-    "eagle3/model.safetensors": "cc1c520d4f855e5c88f6c4d6b900b1c21a283c7183a44d9beae6155b178fff54",
+    "eagle3/model.safetensors": "ea296094d2e880b08f80d76e0bbb65b9574dc7bc98eaaddd9854623c345647ad",
 }
