@@ -118,6 +118,7 @@ class EagleDecoder(DraftVerifyDecoder):
                  backend: str = "eager", record_candidates: bool = False):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
         self.record_candidates = record_candidates
+        self.prune = True  # skip expanding tree nodes that cannot have a kept child (_can_have_kept_child)
         if tree not in ("static", "dynamic"):
             raise ValueError(f"tree must be 'static' or 'dynamic', got {tree!r}")
         if head.config.hidden_size != target.model.config.hidden_size:
@@ -157,16 +158,25 @@ class EagleDecoder(DraftVerifyDecoder):
 
     # -- target ---------------------------------------------------------------------------------
     def _target(self, ids, **kw):
-        """One target forward: (float logits [T, V], the head's input features [T, H]): the last hidden
-        state for an EAGLE-1 head, the fused low/middle/high hidden states for an EAGLE-3 head."""
-        eagle3 = self.head.kind == "eagle3"
+        """One target forward: (float logits [T, V], its output for ``_features``)."""
         with torch.inference_mode():
-            out = self.lm.model.model(input_ids=ids, cache=self.t_cache, use_cache=True, output_hidden_states=eagle3,
-                                      **kw)
+            out = self.lm.model.model(input_ids=ids, cache=self.t_cache, use_cache=True,
+                                      output_hidden_states=self.head.kind == "eagle3", **kw)
             logits = self.lm.model.lm_head(out.last_hidden_state)
-            feats = self.head.target_features(out.hidden_states) if eagle3 else out.last_hidden_state
         self.target_forwards += 1
-        return logits[0].float(), feats[0]
+        return logits[0].float(), out
+
+    def _features(self, out, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """The head's input features [rows, H] of a target forward (all rows when None): the last hidden state for
+        an EAGLE-1 head, the fused low/middle/high hidden states for an EAGLE-3 head, fused for the kept rows
+        only (a tree step keeps its accepted path; the fc is a 3H x H product per row)."""
+        with torch.inference_mode():
+            if self.head.kind != "eagle3":
+                h = out.last_hidden_state[0]
+                return h if rows is None else h[rows]
+            layers = set(self.head.feature_layers)
+            hs = [h if i not in layers or rows is None else h[:, rows] for i, h in enumerate(out.hidden_states)]
+            return self.head.target_features(hs)[0]
 
     def _choose(self, logits: torch.Tensor, context: list[int]) -> int:
         ids = torch.tensor([context], device=logits.device)
@@ -271,11 +281,15 @@ class EagleDecoder(DraftVerifyDecoder):
         level = [self._add(tree, 0, t, s, r) for r, (t, s) in
                  enumerate(zip(self._to_target(top.indices.tolist()), top.values.tolist()))]
         for _ in range(self.depth - 1):
+            if self.prune and not self.record_candidates:  # the replays need every candidate
+                level = self._can_have_kept_child(tree, level)
+                if not level:
+                    break
             logps = self._expand_level(tree, level, feats, slots)
+            t = torch.topk(torch.stack([logps[node] for node in level]), k, dim=-1)  # one top-k for the level
             cand_scores, cand = [], []
-            for node in level:
-                t = torch.topk(logps[node], k)
-                for r, (tok, lp) in enumerate(zip(self._to_target(t.indices.tolist()), t.values.tolist())):
+            for node, idx, vals in zip(level, t.indices.tolist(), t.values.tolist()):
+                for r, (tok, lp) in enumerate(zip(self._to_target(idx), vals)):
                     cand.append((node, tok, r))
                     cand_scores.append(tree.scores[node] + lp)
             order = sorted(range(len(cand)), key=lambda i: -cand_scores[i])
@@ -289,6 +303,19 @@ class EagleDecoder(DraftVerifyDecoder):
         if self.record_candidates:  # every drafted node before the rerank (sizing.py replays smaller trees)
             self.candidates.append((len(self.context), list(tree.tokens), list(tree.parents), list(tree.scores)))
         return self._rerank(tree)
+
+    def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:
+        """The nodes of ``level`` that the rerank could still keep WITH a child (the others are not expanded:
+        the tree that comes out is the same, for fewer head rows). The rerank keeps the best total_tokens - 1
+        drafted nodes by (-score, index). A child scores at most its parent (log-probs <= 0) and comes later, so
+        it ranks behind its parent and behind every node ahead of its parent, and nodes added later only push
+        ranks down: a node with r nodes ahead of it now can have a kept child only if r + 2 <= total_tokens - 1.
+        (Skipped nodes' would-be descendants all rank behind a node that is already out, so they could not push
+        a kept node out either.)"""
+        room = self.total_tokens - 2                       # places ahead of a kept child, its parent included
+        ahead = sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))[:room]
+        ok = set(ahead)
+        return [node for node in level if node in ok]
 
     def _rerank(self, tree: DraftTree) -> DraftTree:
         keep = sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))[: self.total_tokens - 1]
@@ -319,7 +346,7 @@ class EagleDecoder(DraftVerifyDecoder):
         ids = torch.tensor([tree.tokens], device=self.lm.device)
         pos = position_ids(tree.parents, prefix)[None].to(self.lm.device)
         mask = tree_verify_mask(tree.parents, prefix, self.lm.dtype, self.lm.device)
-        logits, hidden = self._target(ids, position_ids=pos, attention_mask=mask)
+        logits, out = self._target(ids, position_ids=pos, attention_mask=mask)
         ctx = self.context
         node_ctx = self._node_contexts(tree, ctx) if self.processors else None
         if not self.processors and not self.sampling:  # plain greedy: one argmax over every node at once
@@ -338,7 +365,7 @@ class EagleDecoder(DraftVerifyDecoder):
             path = accept_greedy(tree, target_next)
             nxt = target_next[path[-1]]
         d2 = time.perf_counter()
-        self._keep(prefix, path, hidden)
+        self._keep(prefix, path, out)
         emitted = self._commit([tree.tokens[i] for i in path[1:]], nxt, len(tree.tokens) - 1, d1 - d0, d2 - d1)
         return EagleStep(len(self.history), "tree", tuple(tree.tokens), tuple(self.lm.token_text(t) for t in tree.tokens),
                          tuple(tree.parents), tuple(tree.scores), tree_attention_mask(tree.parents), tuple(path), nxt,
@@ -363,24 +390,26 @@ class EagleDecoder(DraftVerifyDecoder):
             out.append(ctx + path[::-1])
         return out
 
-    def _keep(self, prefix: int, path: list[int], hidden: torch.Tensor) -> None:
+    def _keep(self, prefix: int, path: list[int], out) -> None:
         """Keep the root's and the accepted nodes' KV entries, contiguous after the prefix, and their
-        true features (the head's inputs next step)."""
-        sel = torch.tensor(path, device=hidden.device)
-        if path != list(range(len(path))):  # move the kept entries down (gathered first: no overlap)
+        true features (the head's inputs next step). ``out``: the verify forward's output."""
+        sel = torch.tensor(path, device=self.lm.device)
+        first = next((i for i, node in enumerate(path) if node != i), len(path))  # entries before it are in place
+        if first < len(path):  # move the kept entries down (gathered first: no overlap)
+            src, end = prefix + sel[first:], prefix + len(path)
             with torch.inference_mode():                   # the cache's tensors were made in inference mode
                 for layer in self.t_cache.layers:
-                    layer.keys[..., prefix:prefix + len(path), :] = layer.keys[..., prefix + sel, :]
-                    layer.values[..., prefix:prefix + len(path), :] = layer.values[..., prefix + sel, :]
+                    layer.keys[..., prefix + first:end, :] = layer.keys[..., src, :]
+                    layer.values[..., prefix + first:end, :] = layer.values[..., src, :]
         crop_to(self.t_cache, prefix + len(path))          # a view: nothing before the prefix is copied
-        self.features = torch.cat([self.features, hidden[sel]])
+        self.features = torch.cat([self.features, self._features(out, sel)])
 
     def _prefill_step(self, t0) -> EagleStep:
         """The target reads the prompt and produces the first token itself (the first tree's root)."""
         ids = torch.tensor([self.prompt_ids], device=self.lm.device)
-        logits, hidden = self._target(ids)
+        logits, out = self._target(ids)
         tok = self._choose(logits[-1], self.prompt_ids)
-        self.features = hidden
+        self.features = self._features(out)
         self.tokens.append(tok)
         dt = time.perf_counter() - t0
         self.target_s += dt

@@ -13,7 +13,8 @@ with T; on a GPU it is nearly flat up to dozens of tokens), so the best N and T 
   target's greedy continuation, which is the same whatever the size). The asset's manifest stores
   that table (``tau_by_size``).
 - ``choose_chain`` / ``choose_tree`` combine the two: expected tokens per second = tau(size) /
-  (draft cost + verify cost), maximised over the sizes in the table.
+  (draft cost + verify cost), maximised over the sizes in the table. A tree's head levels are costed by
+  the rows each one runs (``tree_draft_cost``).
 Measured costs are kept per (model, device, dtype, threads) for the life of the process.
 """
 from __future__ import annotations
@@ -200,11 +201,23 @@ def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_ste
     return smallest_near_best(rates), rates
 
 
+def tree_draft_cost(total: int, depth: int, tau: float, level_s: float | dict[int, float], top_k: int = 8) -> float:
+    """Seconds the head spends drafting one tree of (total, depth): ``level_s`` is one level's cost, or its cost
+    by the number of rows the head runs on ({rows: seconds}, interpolated). The first level reads the pairs the
+    last step accepted (tau of them on average); each deeper level expands at most min(top_k, total - 2) nodes
+    (eagle.EagleDecoder._can_have_kept_child: the others could not have a kept child)."""
+    if not isinstance(level_s, dict):
+        return depth * level_s
+    first = interpolate(level_s, min(top_k, max(1, round(tau))))
+    return first + (depth - 1) * interpolate(level_s, min(top_k, max(1, total - 2)))
+
+
 def choose_tree(tau_by_size: dict[tuple[int, int], float], verify: dict[int, float],
-                level_s: float) -> tuple[tuple[int, int], dict]:
-    """The (total_tokens, depth) maximising tau / (depth * head level + verify(total_tokens)), the smallest
-    within the noise."""
-    rates = {(t, d): tau / (d * level_s + interpolate(verify, t)) for (t, d), tau in tau_by_size.items()}
+                level_s: float | dict[int, float], top_k: int = 8) -> tuple[tuple[int, int], dict]:
+    """The (total_tokens, depth) maximising tau / (head drafting + verify(total_tokens)), the smallest
+    within the noise (``tree_draft_cost``)."""
+    rates = {(t, d): tau / (tree_draft_cost(t, d, tau, level_s, top_k) + interpolate(verify, t))
+             for (t, d), tau in tau_by_size.items()}
     return smallest_near_best(rates), rates
 
 
@@ -328,10 +341,11 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
         return {**_reference_tree(),
                 "reason": Msg.of("core.size.other_top_k", measured=measured_k, top_k=top_k)}
     verify = forward_costs(target)
-    level = head_level_cost(target, head, top_k)
-    (total, depth), rates = choose_tree(table, verify, level)
+    by_rows = {n: head_level_cost(target, head, n) for n in sorted({1, 2, 4, top_k}) if n <= top_k}
+    (total, depth), rates = choose_tree(table, verify, by_rows, top_k)
     return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
-            "verify_s": verify, "level_s": level, "tau": table[(total, depth)], "reason": "measured"}
+            "verify_s": verify, "level_s": by_rows[top_k], "level_by_rows": by_rows, "tau": table[(total, depth)],
+            "reason": "measured"}
 
 
 def _reference_tree() -> dict:

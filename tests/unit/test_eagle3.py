@@ -183,6 +183,33 @@ def test_eagle3_greedy_equals_target_greedy(tiny, trained_head, tree, k, depth, 
     assert accepted > 0  # the trained head drafts tokens the target accepts
 
 
+@pytest.mark.parametrize("k,depth,total", [(8, 2, 6), (4, 3, 5), (8, 5, 12), (4, 4, 40)])
+def test_pruned_tree_growth_drafts_the_same_trees_with_fewer_head_rows(tiny, trained_head, k, depth, total):
+    """Nodes that cannot have a kept child are not expanded: every step's tree is what full growth gives."""
+    from decoding_core.eagle import EagleDecoder
+
+    def run(prune, prompt):
+        dec = EagleDecoder(tiny, trained_head, "dynamic", k, depth, total, max_new_tokens=24, stop_at_eos=False)
+        dec.prune = prune
+        rows = []
+        head = dec._head
+        dec._head = lambda feats, tokens, *a: rows.append(len(tokens)) or head(feats, tokens, *a)
+        dec.start(prompt).run()
+        return [s for s in dec.history if s.kind == "tree"], sum(rows)
+
+    saved = 0
+    for prompt in ([1, 5, 9], [1, 22, 23, 24, 22, 23], [3]):
+        (pruned, rows_p), (full, rows_f) = run(True, prompt), run(False, prompt)
+        assert len(pruned) == len(full)
+        for a, b in zip(pruned, full):
+            assert (a.tokens, a.parents, a.accepted_path) == (b.tokens, b.parents, b.accepted_path)
+            assert a.scores == pytest.approx(b.scores, abs=1e-5)
+        assert rows_p <= rows_f
+        saved += rows_f - rows_p
+    if total - 2 < k:  # fewer places than the level has nodes: some expansions must have been skipped
+        assert saved > 0
+
+
 def test_eagle3_top_k_cannot_exceed_the_draft_vocabulary(tiny, trained_head):
     from decoding_core.eagle import EagleDecoder
 
@@ -216,6 +243,23 @@ def test_choose_tree_and_chain_maximise_tokens_per_second():
     assert best == (16, 4) and rates[(16, 4)] == pytest.approx(3.0 / (0.02 + 0.12))  # 21.4 > 2.0 / 0.1
     n, rates = choose_chain({1: 1.5, 3: 2.4, 7: 2.2}, verify, 0.01)
     assert n == 3 and rates[3] == pytest.approx(2.4 / (0.03 + 0.06))
+
+
+def test_tree_levels_are_costed_by_the_rows_the_head_runs():
+    """A level costed by rows: the first reads ~tau accepted pairs, deeper ones at most min(top_k, total - 2)
+    nodes; a small tree then pays for cheap levels, and the choice can move to it."""
+    from decoding_core.sizing import choose_tree, tree_draft_cost
+
+    by_rows = {1: 0.001, 2: 0.0015, 4: 0.002, 8: 0.004}
+    assert tree_draft_cost(6, 2, 2.0, by_rows) == pytest.approx(0.0015 + 0.002)     # 2 pairs, then 4 nodes
+    assert tree_draft_cost(32, 3, 2.6, by_rows) == pytest.approx(0.00175 + 2 * 0.004)  # 2.6 -> 3 rows, then 8
+    assert tree_draft_cost(3, 4, 1.0, by_rows) == pytest.approx(0.001 + 3 * 0.001)
+    assert tree_draft_cost(6, 2, 2.0, 0.004) == pytest.approx(0.008)  # one cost per level: depth x level
+    verify = {1: 0.016, 8: 0.020, 32: 0.037}
+    table = {(6, 2): 2.03, (32, 5): 2.40}
+    best, rates = choose_tree(table, verify, by_rows)
+    assert rates[(6, 2)] == pytest.approx(2.03 / (0.0035 + 0.016 + 0.004 * 5 / 7))
+    assert best == (6, 2)
 
 
 def test_sizes_whose_gain_is_inside_the_timing_noise_give_way_to_the_smaller():
