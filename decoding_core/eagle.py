@@ -174,7 +174,8 @@ class EagleDecoder(DraftVerifyDecoder):
             if self.head.kind != "eagle3":
                 h = out.last_hidden_state[0]
                 return h if rows is None else h[rows]
-            layers = set(self.head.feature_layers)
+            n = len(out.hidden_states)
+            layers = {i % n for i in self.head.feature_layers}  # a layer may be given from the end (-1)
             hs = [h if i not in layers or rows is None else h[:, rows] for i, h in enumerate(out.hidden_states)]
             return self.head.target_features(hs)[0]
 

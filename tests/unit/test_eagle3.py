@@ -210,6 +210,28 @@ def test_pruned_tree_growth_drafts_the_same_trees_with_fewer_head_rows(tiny, tra
         assert saved > 0
 
 
+def test_feature_layers_counted_from_the_end_fuse_the_kept_rows(tiny, trained_head):
+    """A head whose feature layers are given from the end (-1) decodes as the same layers counted from the start."""
+    from decoding_core.eagle import EagleDecoder
+
+    n = tiny.model.config.num_hidden_layers + 1  # hidden states: the embeddings and each layer's output
+    layers = trained_head.feature_layers
+    runs = []
+    try:
+        for given in (layers, tuple(i - n for i in layers)):
+            trained_head.feature_layers = given
+            dec = EagleDecoder(tiny, trained_head, "dynamic", 4, 3, 12, max_new_tokens=16, stop_at_eos=False)
+            dec.start([1, 5, 9]).run()
+            runs.append(dec)
+    finally:
+        trained_head.feature_layers = layers
+    assert runs[0].tokens == runs[1].tokens
+    for dec in runs:  # one true feature per committed position but the last: the kept rows only
+        assert dec.features.shape[0] == len(dec.context) - 1
+    assert torch.allclose(runs[0].features, runs[1].features)
+    assert runs[0].metrics()["accepted"] == runs[1].metrics()["accepted"] > 0
+
+
 def test_eagle3_top_k_cannot_exceed_the_draft_vocabulary(tiny, trained_head):
     from decoding_core.eagle import EagleDecoder
 
