@@ -314,12 +314,16 @@ class EagleDecoder(DraftVerifyDecoder):
         (Skipped nodes' would-be descendants all rank behind a node that is already out, so they could not push
         a kept node out either.)"""
         room = self.total_tokens - 2                       # places ahead of a kept child, its parent included
-        ahead = sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))[:room]
-        ok = set(ahead)
+        ok = set(self._by_score(tree)[:room])
         return [node for node in level if node in ok]
 
+    @staticmethod
+    def _by_score(tree: DraftTree) -> list[int]:
+        """The drafted nodes (root excluded), best cumulative score first, ties by index: the rerank's order."""
+        return sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))
+
     def _rerank(self, tree: DraftTree) -> DraftTree:
-        keep = sorted(range(1, len(tree.tokens)), key=lambda i: (-tree.scores[i], i))[: self.total_tokens - 1]
+        keep = self._by_score(tree)[: self.total_tokens - 1]
         d = depths(tree.parents)
         return self._subtree(tree, sorted(keep, key=lambda i: (d[i], i)))
 
