@@ -2,7 +2,7 @@
 loaders when an asset's manifest.json is missing as well as against it)."""
 
 SUMS = {
-    "draft/draft.safetensors": "2caf5ae36d7d43cc72eb52fb8a0e58c723471aa6dec3f683be8bdce678eb57aa",
+    "draft/draft.safetensors": "1af5306bd3b690e69e472f2fbb39456574aad7b0e1bb38e9eb6a97ff8bf31b93",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
     "eagle3/model.safetensors": "ea296094d2e880b08f80d76e0bbb65b9574dc7bc98eaaddd9854623c345647ad",
