@@ -1,0 +1,57 @@
+"""scripts/tree_calibration.py's read-offs on hand-made trees: which nodes count for calibration, the replayed
+tau, the per-depth logistic fit, and that a calibrated score keeps every child behind its parent."""
+import math
+import random
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from tree_calibration import calibrated, fit_logistic, node_table, raw, tau  # noqa: E402
+
+L = math.log
+# root 0; 1 and 2 its children; 3 under 1, 4 under 2
+TOKENS = [0, 5, 7, 9, 11]
+PARENTS = [-1, 0, 0, 1, 2]
+SCORES = [0.0, L(0.6), L(0.3), L(0.6) + L(0.6), L(0.3) + L(0.9)]
+
+
+def test_node_table_counts_only_nodes_whose_parent_the_target_took():
+    rows = [[(TOKENS, PARENTS, SCORES, [5, 9, 4])]]
+    got = node_table(rows)
+    assert [(d, ok) for d, _, ok in got] == [(1, True), (1, False), (2, True)]  # node 4's parent (7) was not taken
+    assert [round(lp, 6) for _, lp, _ in got] == [round(L(0.6), 6), round(L(0.3), 6), round(L(0.6), 6)]
+
+
+def test_replayed_tau_follows_the_kept_subtree_and_the_walk():
+    rows = [[(TOKENS, PARENTS, SCORES, [5, 9, 4, 4])] * 3]
+    # 3 tokens keep the best two nodes: 1 (0.6) and 3 (0.36): both accepted, so one step emits 3 tokens
+    assert tau(rows, raw, 3, 2) == 3.0
+    # depth 1 only: node 1 accepted, 2 tokens a step: positions 0 and 2 -> 2 steps for 3 tokens
+    assert tau(rows, raw, 3, 1) == 1.5
+    # 2 tokens keep node 1 only
+    assert tau(rows, raw, 2, 2) == 1.5
+
+
+def test_identity_map_gives_the_raw_scores_and_any_map_keeps_children_behind_parents():
+    d = [0, 1, 1, 2, 2]
+    same = calibrated({1: (1.0, 0.0), 2: (1.0, 0.0)})(TOKENS, PARENTS, SCORES, d)
+    assert same == pytest.approx(SCORES, abs=1e-9)
+    for a, b in ((2.0, 1.5), (0.5, -1.0), (1.4, 1.1)):
+        s = calibrated({1: (a, b), 2: (a, b)})(TOKENS, PARENTS, SCORES, d)
+        assert all(s[i] < s[PARENTS[i]] for i in range(1, len(s)))
+
+
+def test_logistic_fit_recovers_a_known_map():
+    rng = random.Random(0)
+    table = []
+    for depth, (a, b) in ((1, (2.0, 0.5)), (2, (0.7, -0.4))):
+        for _ in range(6000):
+            p = rng.uniform(0.02, 0.98)
+            z = a * math.log(p / (1 - p)) + b
+            table.append((depth, math.log(p), rng.random() < 1 / (1 + math.exp(-z))))
+    got = fit_logistic(table, 2)
+    assert got[1] == pytest.approx((2.0, 0.5), abs=0.15)
+    assert got[2] == pytest.approx((0.7, -0.4), abs=0.15)
