@@ -10,7 +10,9 @@ training instructions, then reads off (no model needed once recorded):
 
     python scripts/tree_calibration.py --prompts 48 --max-new-tokens 64 [--head assets/eagle3] [--draft]
 
-``--draft`` also measures the speculative draft's tau for N = 1..10 (greedy chains, replay) on both splits.
+``--draft`` also measures the speculative draft's tau for N = 1..10 (greedy chains, replay) on both splits;
+``--unseen`` adds a third: training-split instructions that no asset has trained on (drawn like the training data:
+tells memorised sequences from the held-out topics' and phrasings' shift).
 """
 from __future__ import annotations
 
@@ -152,25 +154,32 @@ def main(argv=None):
     ap.add_argument("--train-pool", type=int, default=10446, help="sample the training instructions from the first "
                     "this many training rows (10,446: the corpus before extension x3, as the session-23 figures)")
     ap.add_argument("--draft", action="store_true", help="also the draft's chain tau on both splits")
+    ap.add_argument("--unseen", action="store_true", help="also training-split instructions after --train-pool "
+                    "(extension x3: drawn like the training data, trained on by no asset yet)")
+    ap.add_argument("--draft-only", default="", help="with --draft: only these splits (comma-separated)")
     ap.add_argument("--cache", default="runs/tree-calibration.pt", help="recorded trees (reused when present)")
     args = ap.parse_args(argv)
     cache = ROOT / args.cache
     held = [r["instruction"] for r in corpus_rows(ROOT / args.corpus, "heldout")][: args.prompts]
-    train_rows = corpus_rows(ROOT / args.corpus, "train")[: args.train_pool]
-    train = [r["instruction"] for r in random.Random(0).sample(train_rows, args.prompts)]
-    splits = (("heldout", held), ("train", train))
-    lm = load_model(device="cpu") if args.draft or not cache.exists() else None
+    all_train = corpus_rows(ROOT / args.corpus, "train")
+    train = [r["instruction"] for r in random.Random(0).sample(all_train[: args.train_pool], args.prompts)]
+    splits = [("heldout", held), ("train", train)]
+    unseen = all_train[args.train_pool:]  # training-split instructions no asset has trained on (extension x3)
+    if args.unseen and unseen:
+        splits.append(("unseen", [r["instruction"] for r in random.Random(0).sample(unseen, min(args.prompts, len(unseen)))]))
+    data = torch.load(cache) if cache.exists() else {}
+    todo = [(name, instr) for name, instr in splits if name not in data]
+    lm = load_model(device="cpu") if args.draft or todo else None
     if args.draft:
         draft = load_embedded_draft(lm)
         for name, instr in splits:
+            if args.draft_only and name not in args.draft_only.split(","):
+                continue
             table = chain_tau_table(lm, draft, [lm.encode(t, chat=True) for t in instr], args.max_new_tokens, tuple(range(1, 11)))
             print(f"draft {name:8s} tau by N: " + "  ".join(f"{n}: {v:.3f}" for n, v in sorted(table.items())), flush=True)
-    if cache.exists():
-        data = torch.load(cache)
-    else:
+    if todo:
         head = load_eagle3(lm, ROOT / args.head if args.head else EAGLE3_DIR)
-        data = {}
-        for name, instr in splits:
+        for name, instr in todo:
             t0 = time.perf_counter()
             data[name] = record(lm, head, [lm.encode(t, chat=True) for t in instr], args.max_new_tokens, args.top_k,
                                 max(DEPTHS), max(TOTALS))
@@ -185,7 +194,7 @@ def main(argv=None):
           {d: (round(a, 3), round(b, 3)) for d, (a, b) in params.items()})
     print("\ntau (greedy, replay)   " + "  ".join(f"{t:>3d}/{d}" for t in TOTALS for d in (3, 5, 7) if d <= 7))
     for name, fn in (("raw", raw), ("calibrated", calibrated(params))):
-        for split in ("train", "heldout"):
+        for split in [name for name, _ in splits]:
             vals = [tau(data[split], fn, t, d) for t in TOTALS for d in (3, 5, 7)]
             print(f"{name:10s} {split:8s}    " + "  ".join(f"{v:5.3f}" for v in vals), flush=True)
 
