@@ -30,7 +30,7 @@ from decoding_core.eagle import EagleDecoder
 from decoding_core.fastpath import crop_to
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.models import load_model
-from decoding_core.sizing import _walk, accepted_on_path, chain_tau_table, greedy_references
+from decoding_core.sizing import _walk, accepted_on_path, chain_tau_table, greedy_references, tree_subset
 from decoding_core.trees import depths as tree_depths
 
 TOTALS = (8, 16, 24, 32, 48, 64)
@@ -58,18 +58,13 @@ def record(lm, head, prompts, n, top_k, d_max, t_max):
     return out_rows
 
 
-def subset(scores, d, total, depth):
-    cand = [i for i in range(1, len(scores)) if d[i] <= depth]
-    return set(sorted(cand, key=lambda i: (-scores[i], i))[: total - 1])
-
-
 def tau(split_rows, score_fn, total, depth):
     tokens_total = steps = 0
     for rows in split_rows:
         acc = []
         for tokens, parents, scores, cont in rows:
             d = tree_depths(parents)
-            acc.append(accepted_on_path(tokens, parents, subset(score_fn(tokens, parents, scores, d), d, total, depth), cont))
+            acc.append(accepted_on_path(tokens, parents, tree_subset(score_fn(tokens, parents, scores, d), d, total, depth), cont))
         tokens_total += len(rows)
         steps += _walk(acc, len(rows))
     return tokens_total / steps
