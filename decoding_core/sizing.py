@@ -253,36 +253,42 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
     tree is read off against g[i:]; a walk over the positions gives each size's tau. Exact for greedy
     verification (the accepted path is the prefix of g that the kept subtree contains). ``references``:
     the greedy outputs if already computed (greedy_references)."""
-    from .eagle import EagleDecoder
-
     d_max, t_max = max(depths_), max(totals)
     tokens_total, steps_total = 0, {(t, d): 0 for t in totals for d in depths_}
     for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
-        dec = EagleDecoder(lm, head, "dynamic", top_k, d_max, t_max, max_new_tokens=max_new_tokens,
-                           record_candidates=True).start(ids)
-        full = ids + g
-        with torch.inference_mode():
-            out = lm.model.model(input_ids=torch.tensor([full[:-1]], device=lm.device), cache=DynamicCache(),
-                                 output_hidden_states=head.kind == "eagle3")
-            feats = head.target_features(out.hidden_states)[0] if head.kind == "eagle3" else out.last_hidden_state[0]
         table: dict[tuple[int, int], list[int]] = {k: [] for k in steps_total}
-        for i in range(len(g)):
-            dec.tokens = g[: i + 1]                       # committed: prompt + g[:i+1]; the root is g[i]
-            dec.features = feats[: len(ids) + i]
-            dec.candidates = []
-            dec._draft_tree()
-            crop_to(dec.h_cache, dec.h_len)
-            _, tokens, parents, scores = dec.candidates[-1]
+        for tokens, parents, scores, cont in drafted_trees(lm, head, ids, g, top_k, d_max, t_max):
             d = tree_depths(parents)
-            cont = g[i + 1 :]
             for (t, dd) in steps_total:
                 table[(t, dd)].append(accepted_on_path(tokens, parents, tree_subset(scores, d, t, dd), cont))
         # position i's tree drafts tokens after g[i]; a run's first step is the prefill (emits g[0])
         n = len(g) - 1
         tokens_total += n
         for k, acc in table.items():
-            steps_total[k] += _walk(acc[:n], n)
+            steps_total[k] += _walk(acc, n)
     return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}  # pooled, as the decoders' tau
+
+
+@torch.inference_mode()
+def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: int, depth: int, total: int):
+    """Every candidate the head drafts (dynamic growth to ``depth``, top_k, no pruning) at each position i of the
+    target's greedy output ``g`` whose tree can still be read against g (i < len(g) - 1), on the committed prefix
+    prompt + g[:i+1] with the target's true features: yields (tokens, parents, scores, g[i+1:])."""
+    from .eagle import EagleDecoder
+
+    dec = EagleDecoder(lm, head, "dynamic", top_k, depth, total, max_new_tokens=len(g),
+                       record_candidates=True).start(ids)
+    out = lm.model.model(input_ids=torch.tensor([(ids + g)[:-1]], device=lm.device), cache=DynamicCache(),
+                         output_hidden_states=head.kind == "eagle3")
+    feats = head.target_features(out.hidden_states)[0] if head.kind == "eagle3" else out.last_hidden_state[0]
+    for i in range(len(g) - 1):
+        dec.tokens = g[: i + 1]                           # committed: prompt + g[:i+1]; the root is g[i]
+        dec.features = feats[: len(ids) + i]
+        dec.candidates = []
+        dec._draft_tree()
+        crop_to(dec.h_cache, dec.h_len)
+        _, tokens, parents, scores = dec.candidates[-1]
+        yield tokens, parents, scores, g[i + 1 :]
 
 
 @torch.inference_mode()

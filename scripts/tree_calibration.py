@@ -22,15 +22,12 @@ import random
 import time
 
 import torch
-from transformers import DynamicCache
 from train_common import ROOT, corpus_rows
 
 from decoding_core.draft import load_embedded_draft
-from decoding_core.eagle import EagleDecoder
-from decoding_core.fastpath import crop_to
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.models import load_model
-from decoding_core.sizing import _walk, accepted_on_path, chain_tau_table, greedy_references, tree_subset
+from decoding_core.sizing import _walk, accepted_on_path, chain_tau_table, drafted_trees, greedy_references, tree_subset
 from decoding_core.trees import depths as tree_depths
 
 TOTALS = (8, 16, 24, 32, 48, 64)
@@ -39,23 +36,8 @@ DEPTHS = (2, 3, 4, 5, 6, 7)
 
 def record(lm, head, prompts, n, top_k, d_max, t_max):
     """[(tokens, parents, scores, continuation)] per output position, a list per prompt."""
-    out_rows = []
-    for ids, g in zip(prompts, greedy_references(lm, prompts, n)):
-        dec = EagleDecoder(lm, head, "dynamic", top_k, d_max, t_max, max_new_tokens=n, record_candidates=True).start(ids)
-        with torch.inference_mode():
-            out = lm.model.model(input_ids=torch.tensor([(ids + g)[:-1]]), cache=DynamicCache(), output_hidden_states=True)
-            feats = head.target_features(out.hidden_states)[0]
-        rows = []
-        for i in range(len(g) - 1):
-            dec.tokens = g[: i + 1]
-            dec.features = feats[: len(ids) + i]
-            dec.candidates = []
-            dec._draft_tree()
-            crop_to(dec.h_cache, dec.h_len)
-            _, tokens, parents, scores = dec.candidates[-1]
-            rows.append((tokens, parents, scores, g[i + 1:]))
-        out_rows.append(rows)
-    return out_rows
+    return [list(drafted_trees(lm, head, ids, g, top_k, d_max, t_max))
+            for ids, g in zip(prompts, greedy_references(lm, prompts, n))]
 
 
 def tau(split_rows, score_fn, total, depth):
