@@ -318,6 +318,178 @@ SELF_INSTRUCT = [
 ]
 
 
+# ---- The wide bank (``InstructionBank(wide=True)``, make_corpus.py --wide-bank): more topics, task kinds,
+# phrasings, contexts, constraints and self-instruct seeds, all added to the TRAINING parts only, after the split,
+# so the held-out split (and every instruction drawn from it) is exactly what it was. Measured reason: the drafts
+# reach their tau aims on unseen instructions drawn like the training data and fall short on held-out topics and
+# phrasings (docs/tree-calibration-s23.log), so the training side needs more of both.
+EXTRA_TOPICS = [
+    # science, nature, space
+    "the solar system", "Saturn", "eclipses", "the seasons", "weather forecasts", "tornadoes", "snowflakes",
+    "thunderstorms", "air pressure", "humidity", "the greenhouse effect", "sea ice", "ocean currents", "coral bleaching",
+    "kelp forests", "mangroves", "prairies", "the tundra", "rainforest canopies", "bioluminescence", "camouflage",
+    "animal hibernation", "food chains", "ecosystems", "invasive species", "endangered species", "genetics",
+    "cells", "enzymes", "hormones", "the nervous system", "the lungs", "the kidneys", "blood types", "vaccines",
+    "allergies", "the common cold", "dreams", "taste buds", "left-handedness", "optical illusions", "electricity",
+    "circuits", "lasers", "radioactivity", "buoyancy", "pendulums", "levers and pulleys", "heat and temperature",
+    "states of matter", "density", "covalent bonding", "salt", "sugar", "plastics", "glass making", "concrete",
+    "steel", "paper making", "soap", "nanotechnology", "quantum computers", "renewable energy", "hydropower",
+    "geothermal energy", "hydrogen fuel", "electric grids", "water treatment", "sewage systems", "air pollution",
+    "noise pollution", "deforestation", "droughts", "floods", "wildfires", "biodiversity",
+    # animals and plants
+    "giraffes", "cheetahs", "gorillas", "sloths", "hedgehogs", "beavers", "otters", "seals", "jellyfish", "crabs",
+    "spiders", "earthworms", "ladybugs", "mosquitoes", "crows", "hummingbirds", "eagles", "flamingos", "turtles",
+    "crocodiles", "chameleons", "salmon", "seahorses", "hamsters", "rabbits", "guinea pigs", "chickens", "cows",
+    "sheep", "bamboo", "cactuses", "sunflowers", "oaks", "tulips", "moss", "algae", "weeds", "growing tomatoes",
+    # technology
+    "Wi-Fi", "Bluetooth", "QR codes", "barcodes", "touchscreens", "computer viruses", "spam email", "phishing",
+    "two-factor authentication", "cookies on websites", "APIs", "JavaScript", "HTML", "SQL",
+    "spreadsheet formulas", "keyboard shortcuts", "computer games design", "pixel art", "digital photos",
+    "video streaming", "podcasts", "ebook readers", "smart thermostats", "voice assistants", "chatbots", "large language models",
+    "computer vision", "speech recognition", "electric bikes", "high-speed trains", "airplanes", "helicopters",
+    "submarines", "rockets", "space stations", "the Hubble telescope", "elevators",
+    "escalators", "traffic signals", "bridges", "tunnels", "dams", "lighthouses", "canals", "skyscrapers",
+    # history and society
+    "ancient Rome's roads", "the Great Wall of China", "the Incas", "the Mongols", "the Phoenicians",
+    "the Stone Age", "the Iron Age", "knights", "samurai", "pirates", "the Age of Exploration", "the bubonic plague",
+    "the American Revolution", "the Meiji Restoration", "the space race", "the first computers", "the invention of the wheel",
+    "the history of the bicycle", "the history of chocolate", "the history of postage stamps", "the history of vaccines",
+    "the history of the calendar", "lighthouse keepers", "trade unions", "the Red Cross", "the metric system",
+    "world languages", "sign language", "dialects", "alphabets", "emoji", "proverbs", "mythology", "Greek myths",
+    "Norse gods", "fairy tales", "superheroes", "cartoons", "circuses", "puppetry", "stand-up comedy", "jokes",
+    "national parks", "zoos", "aquariums", "libraries of the ancient world", "universities",
+    "homeschooling", "evening classes", "exams", "scholarships", "student loans", "minimum wage", "unemployment",
+    "globalisation", "trade", "supply chains", "shipping containers", "banks", "coins", "cryptocurrency", "loans",
+    "pensions", "charity", "local government", "juries", "the police", "firefighters", "ambulances", "hospitals",
+    "nursing", "pharmacies", "dentists", "eyeglasses", "hearing aids", "wheelchairs", "accessibility",
+    # daily life, work and hobbies
+    "morning routines", "minimalism", "meal prep", "supermarkets", "eating out", "dinner etiquette",
+    "tipping", "weddings", "holidays abroad", "driving holidays", "train travel", "backpacking", "hostels",
+    "driving lessons", "car maintenance", "cycling to work", "commuting", "hot-desking", 
+    "giving feedback", "pay rises", "career changes", "internships", "freelancing", "side projects",
+    "networking", "burnout", "motivation", "procrastination", "goal setting", "focus", "note taking", "speed reading",
+    "mental maths", "handwriting", "typing", "drawing", "sketching", "oil painting", "sculpture", "embroidery",
+    "sewing", "woodworking", "sourdough", "fermentation", "cheese", "chocolate", "spices", "vegetarian food",
+    "food waste", "nutrition labels", "vitamins", "hydration", "stretching", "walking", "swimming", "cycling",
+    "martial arts", "golf", "baseball", "rugby", "volleyball", "ping-pong", "badminton", "chess openings",
+    "crosswords", "sudoku", "jigsaws", "card games", "collecting stamps", "bird feeders", "aquarium fish",
+    "beekeeping", "hiking safety", "stargazing", "kites", "model trains", "karaoke", "choirs", "drums",
+    "the violin", "rock music", "pop music", "movie soundtracks", "musicals", "dance", "photography composition",
+    "short movies", "documentaries", "science fiction", "detective stories", "biographies",
+    # places
+    "Mexico", "India", "Australia", "Norway", "Morocco", "Peru", "Vietnam", "New Zealand", "Scotland",
+    "Greece", "Argentina", "South Korea", "Indonesia", "Switzerland", "the Alps", "the Andes", "the Mediterranean Sea",
+    "the Arctic", "the Great Barrier Reef", "the Dead Sea", "Mount Everest", "the Danube", "the Mississippi",
+    "Tokyo", "London", "New York", "Rome", "Istanbul", "Cairo", "Sydney", "Rio de Janeiro", "Cape Town", "Beijing",
+]
+
+PLACES = [  # for trips and itineraries
+    "Lisbon", "Kyoto", "a small seaside town", "a national park", "Barcelona", "Prague", "a farm", "the countryside",
+    "a big museum", "an old walled town", "Amsterdam", "a ski resort", "a desert oasis", "a rainforest lodge",
+    "Edinburgh", "Vienna", "Seoul", "Marrakech", "a mountain village", "a forest cabin", "Budapest", "Dublin",
+    "a tropical beach", "Copenhagen", "somewhere you have always wanted to go", "Singapore", "Montreal", "a vineyard region",
+]
+
+PRODUCTS = [  # for reviews, descriptions and adverts
+    "a reusable water bottle", "a folding bicycle", "headphones that block noise", "a solar-powered lamp",
+    "a wooden toy train", "a smart watch", "a standing desk", "a crock-pot", "a hiking backpack", "an electric kettle",
+    "a board game for families", "a rain jacket", "a language-learning app", "a veggie burger", "a robot vacuum",
+    "a notebook made of stone paper", "a pair of running shoes", "a camping stove", "a desk lamp", "a yoga mat",
+    "a breadmaker", "a phone case", "a paperback thriller", "a bird feeder", "a wooden brain teaser", "a wool scarf",
+]
+
+EXTRA_SUBJECTS = {"topic": EXTRA_TOPICS, "place": PLACES, "product": PRODUCTS}
+
+EXTRA_KINDS: dict[str, tuple[str, list[str]]] = {
+    "opinion": ("topic", [
+        "What do you think about {x}?", "Is {x} overrated?", "Why do some people love {x} and others don't?",
+        "Give me your honest take on {x}.", "Should schools teach more about {x}?"]),
+    "brainstorm": ("topic", [
+        "Give me ten ideas related to {x}.", "Brainstorm some project ideas about {x}.",
+        "I need ideas for a school project on {x}.", "Suggest five creative ways to learn about {x}.",
+        "What could a club about {x} do at its meetings?"]),
+    "define": ("topic", [
+        "Define {x} in one sentence.", "What does {x} mean?", "{x}: definition and an example, please.",
+        "Give a dictionary-style definition of {x}.", "In plain words, what is {x}?"]),
+    "casual": ("topic", [
+        "tell me about {x}", "{x}?", "quick question about {x}", "eli5 {x}", "need some info on {x} pls",
+        "so what's the deal with {x}", "can u explain {x}", "{x} explained simply", "what should i know about {x}",
+        "Hey! Can you tell me a bit about {x}?", "I keep hearing about {x}. What is it?", "ok so {x}. go"]),
+    "why": ("topic", [
+        "Why is {x} important?", "Why do people care about {x}?", "Why does {x} matter for ordinary people?",
+        "Why is {x} so hard to understand?", "Why did {x} become popular?"]),
+    "riddle": ("topic", [
+        "Write a riddle about {x} and give the answer.", "Tell me a joke about {x}.", "Write a pun about {x}.",
+        "Make up a tongue twister about {x}.", "Write a funny fact-or-fiction game about {x}."]),
+    "speech": ("topic", [
+        "Write a short speech about {x}.", "Write a one-minute talk on {x} for a school assembly.",
+        "Write the opening lines of a presentation on {x}.", "Write a toast that mentions {x}.",
+        "Write a persuasive paragraph about {x}."]),
+    "interview": ("topic", [
+        "Write five interview questions for an expert on {x}.", "Pretend you are an expert on {x} and I interview you.",
+        "What would you ask a scientist who studies {x}?", "Write a mock interview about {x}."]),
+    "outline": ("topic", [
+        "Write an outline for an essay on {x}.", "Give me a structure for a report about {x}.",
+        "Write the introduction of an essay about {x}.", "Write a thesis statement about {x}.",
+        "What headings would an article about {x} have?"]),
+    "glossary": ("topic", [
+        "Make a short glossary of terms about {x}.", "Which words should I know before reading about {x}?",
+        "Explain five technical terms used in {x}."]),
+    "trip": ("place", [
+        "Plan a three-day trip to {x}.", "What should I see in {x}?", "Write a travel itinerary for {x}.",
+        "I'm visiting {x} next month. Any tips?", "Describe a perfect day in {x}.", "What should I pack for {x}?",
+        "Write a postcard from {x}."]),
+    "review": ("product", [
+        "Write a short review of {x}.", "Write a product description for {x}.", "Write an advert for {x}.",
+        "What are the pros and cons of buying {x}?", "Write a customer complaint about {x}.",
+        "Should I buy {x}? Help me decide.", "Write a five-star review of {x}.", "Describe {x} to someone who has never seen one."]),
+}
+
+EXTRA_PHRASINGS = {  # more ways to ask for the existing kinds (training only)
+    "explain": ["Walk me through {x}.", "Could you give me an overview of {x}?", "I'd like to learn about {x}. Start from the basics.",
+                "Explain {x} in three short paragraphs.", "What is {x}? Keep it simple."],
+    "facts": ["Tell me a few things about {x} I probably don't know.", "Give me one amazing fact about {x} and explain it."],
+    "list": ["List the main facts about {x}.", "What are the key points about {x}? Bullet points, please."],
+    "history": ["Who were the important people in the history of {x}?", "How has {x} changed over the last hundred years?"],
+    "pros_cons": ["Is {x} worth it?", "What are the good and bad sides of {x}?"],
+    "poem": ["Write a poem about {x} for a child.", "Write a short rhyme about {x}.", "Write an acrostic poem about {x}."],
+    "story": ["Write a short story that starts with {x}.", "Once upon a time there was {x}. Continue the story."],
+    "recipe": ["What's a good recipe for {x}?", "Teach me to cook {x}.", "{x}: ingredients and steps, please."],
+    "email": ["Write a short note {x}.", "Please draft an email {x}. Keep it polite."],
+    "plan": ["What's a realistic plan for {x}?", "Break {x} into small steps."],
+    "advice": ["{x}. What would a good friend tell me?", "I need advice: {x_lower}."],
+    "dialogue": ["Write a conversation between {x} in which they disagree.", "Write a short script featuring {x}."],
+    "compare": ["{a} or {b}: which should I pick?", "Tell me how {a} differs from {b}."],
+    "summarise": ["Sum this up in one line: {x}", "What are the key points here? {x}"],
+    "rewrite": ["Rewrite this to sound more exciting: {x}", "Shorten this and keep the meaning: {x}"],
+    "howto": ["How do I begin with {x}?", "What are the first steps to get into {x}?"],
+}
+
+EXTRA_CONTEXTS = [
+    "I'm a student in my first year of college.", "My grandmother wants to know.", "I'm bored on a train.",
+    "I'm writing a school report.", "My team at work asked me to find out.", "I'm a parent of two young kids.",
+    "I'm preparing for a quiz night.", "I'm not a native English speaker.", "Just curious.",
+]
+
+EXTRA_CONSTRAINTS = [
+    "Write it for a teenager.", "Use a friendly, casual tone.", "Give the answer in three steps.", "Use a table.",
+    "Keep each sentence short.", "Finish with a fun fact.", "No more than five bullet points.", "Explain any hard word.",
+]
+
+EXTRA_SELF_INSTRUCT = [
+    "Write a message that someone might type to a chatbot when they need help with {x}. Reply with the message only.",
+    "Write a short, casual question about {x}, like a text message to a friend. Reply with the question only.",
+    "Write one request for a list about {x}. Reply with the request only.",
+    "Write one task about {x} that a teacher might give to students. Reply with the task only.",
+    "Write one question about {x} that starts with 'How'. Reply with the question only.",
+    "Write one request asking an assistant to write something creative about {x}. Reply with the request only.",
+    "Write one question a grandparent might ask about {x}. Reply with the question only.",
+    "Write one question about {x} that a worried person might ask. Reply with the question only.",
+    "Write one request that asks for a comparison involving {x}. Reply with the request only.",
+    "Write one instruction that asks for advice about {x}. Reply with the instruction only.",
+]
+
+
 def split_list(items: list, held_frac: float, rng: random.Random) -> tuple[list, list]:
     """(train, held-out) parts of a list, by a seeded shuffle; each part non-empty when len >= 2."""
     items = list(items)
@@ -327,10 +499,14 @@ def split_list(items: list, held_frac: float, rng: random.Random) -> tuple[list,
 
 
 class InstructionBank:
-    """Splits every list once; ``sample(split, rng)`` draws (kind, instruction) from that split's parts."""
+    """Splits every list once; ``sample(split, rng)`` draws (kind, instruction) from that split's parts.
 
-    def __init__(self, seed: int = 0, held_frac: float = 0.2):
+    ``wide=True`` adds the EXTRA_* lists to the training parts after the split (no draw from the split's
+    random stream), so the held-out parts are the same with or without it."""
+
+    def __init__(self, seed: int = 0, held_frac: float = 0.2, wide: bool = False):
         rng = random.Random(seed)
+        self.wide = wide
         self.parts: dict[str, dict] = {"train": {}, "heldout": {}}
         for name, lst in SUBJECTS.items():
             tr, he = split_list(lst, held_frac, rng)
@@ -341,12 +517,26 @@ class InstructionBank:
         for name, lst in (("contexts", CONTEXTS), ("constraints", CONSTRAINTS), ("self", SELF_INSTRUCT)):
             tr, he = split_list(lst, 0.3, rng)
             self.parts["train"][name], self.parts["heldout"][name] = tr, he
+        self.kinds = {"train": dict(KINDS), "heldout": dict(KINDS)}
+        if wide:
+            train = self.parts["train"]
+            for name, lst in EXTRA_SUBJECTS.items():
+                have = train.get("subj:" + name, [])
+                train["subj:" + name] = have + [x for x in lst if x not in have]
+            for kind, extra in EXTRA_PHRASINGS.items():
+                train["kind:" + kind] = train["kind:" + kind] + extra
+            for kind, (_, phrasings) in EXTRA_KINDS.items():
+                train["kind:" + kind] = list(phrasings)
+            self.kinds["train"].update(EXTRA_KINDS)
+            for name, lst in (("contexts", EXTRA_CONTEXTS), ("constraints", EXTRA_CONSTRAINTS),
+                              ("self", EXTRA_SELF_INSTRUCT)):
+                train[name] = train[name] + lst
 
     def sample(self, split: str, rng: random.Random) -> tuple[str, str]:
         """One templated instruction: (kind, text)."""
         p = self.parts[split]
-        kind = rng.choice(list(KINDS))
-        subject_list, _ = KINDS[kind]
+        kind = rng.choice(list(self.kinds[split]))
+        subject_list, _ = self.kinds[split][kind]
         subject = rng.choice(p["subj:" + subject_list])
         phrasing = rng.choice(p["kind:" + kind])
         if subject_list == "pair":
@@ -369,11 +559,34 @@ class InstructionBank:
         return rng.choice(p["self"]).format(x=rng.choice(p["subj:topic"]))
 
     def check_disjoint(self) -> None:
-        """Held-out parts share no subject, phrasing, context, constraint or seed with the training parts."""
+        """Held-out parts share no subject, phrasing, context, constraint or seed with the training parts; in a
+        wide bank, no added training subject shares a content word with a held-out subject (passages to
+        summarise aside) either (so "saving
+        for college" cannot join training while "saving money" is held out)."""
         for key, held in self.parts["heldout"].items():
             overlap = {repr(x) for x in held} & {repr(x) for x in self.parts["train"][key]}
             if overlap:
                 raise AssertionError(f"{key}: {sorted(overlap)[:3]} in both splits")
+        if self.wide:
+            held_words = {w for key, held in self.parts["heldout"].items()
+                          if key.startswith("subj:") and key != "subj:text" for x in held for w in content_words(x)}
+            for name, lst in EXTRA_SUBJECTS.items():
+                for x in lst:
+                    if content_words(x) & held_words:
+                        raise AssertionError(f"added {name} {x!r} shares {sorted(content_words(x) & held_words)} "
+                                             "with a held-out subject")
+
+
+STOP_WORDS = {"the", "and", "for", "with", "from", "about", "your", "that", "this", "into", "what", "when", "how",
+              "history", "making", "ancient", "world", "today", "first", "small", "city", "big", "new", "great",
+              "learning", "have"}
+
+
+def content_words(text) -> set[str]:
+    """Lower-case words of four letters or more, less a few common ones, with a plural "s" dropped."""
+    text = " ".join(text) if isinstance(text, tuple) else str(text)
+    words = re.findall(r"[a-z]{4,}", text.lower())
+    return {w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in words if w not in STOP_WORDS}
 
 
 def clean_self_instruction(text: str) -> str | None:

@@ -24,6 +24,9 @@ Extending a finished corpus (more training data, the held-out split untouched):
 draws 1,500 more training instructions (same bank and same train/held-out split, a new sampling seed,
 none repeating an instruction already in the corpus) into ``instructions-x1.jsonl.gz`` and answers them
 in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and lists each extension.
+``--wide-bank`` draws an extension from the wide bank (corpus_instructions.EXTRA_*: more topics, task kinds,
+phrasings and self-instruct seeds, added to the training parts only), and ``--self-tries`` asks the model for
+more instructions per one wanted (it writes few usable ones).
 """
 from __future__ import annotations
 
@@ -121,7 +124,7 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
 
     The bank (and so the train/held-out split) always comes from --seed; ``sample_seed`` draws another
     sample from it (an extension), leaving out any instruction in ``exclude``."""
-    bank = InstructionBank(args.seed)
+    bank = InstructionBank(args.seed, wide=args.wide_bank)
     bank.check_disjoint()
     rng = random.Random(args.seed if sample_seed is None else sample_seed)
     rows = []
@@ -136,7 +139,8 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
             if text not in seen:
                 seen.add(text)
                 templated.append({"split": split, "kind": kind, "instruction": text})
-        seeds = [bank.self_instruct_seed(split, rng) for _ in range(int(n_self * 1.4) + 4)]
+        n_seeds = int(n_self * args.self_tries) + 4
+        seeds = [bank.self_instruct_seed(split, rng) for _ in range(n_seeds)]
         seeds = list(dict.fromkeys(seeds))
         log(f"[corpus] {split}: {len(templated)} templated; the model writes {len(seeds)} more from seed requests")
         written = answer_all(lm.model, [lm.encode(s, chat=True) for s in seeds], 48, args.batch, set(lm.eos_ids),
@@ -196,6 +200,11 @@ def main(argv=None):
     ap.add_argument("--train", type=int, default=5200, help="training instructions")
     ap.add_argument("--heldout", type=int, default=240, help="held-out instructions")
     ap.add_argument("--self-share", type=float, default=0.2, help="share of instructions the model writes itself")
+    ap.add_argument("--self-tries", type=float, default=1.4,
+                    help="seed requests per model-written instruction asked (the model writes few usable ones)")
+    ap.add_argument("--wide-bank", action="store_true",
+                    help="draw training instructions from the wide bank (more topics, kinds and phrasings, training "
+                         "parts only; the held-out split is unchanged): corpus_instructions.EXTRA_*")
     ap.add_argument("--max-new-tokens", type=int, default=256)
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--shard", type=int, default=192, help="instructions per shard")
@@ -304,6 +313,7 @@ def write_manifest(out: Path, args, target_name: str) -> None:
         extensions[f"x{args.extend_seed}"] = {
             "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
             "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
+                         "self_tries": args.self_tries, "wide_bank": args.wide_bank,
                          "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,
                          "shard": args.shard}}
     sizes = {"": settings.get("shard", args.shard),

@@ -41,7 +41,7 @@ def corpus(tmp_path_factory):
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train)
     assert not {r["instruction"] for r in train} & {r["instruction"] for r in held}
     # an extension adds training instructions in its own shards; the base and the held-out split stay as they were
-    proc = script(*args, "--extend", "4", "--extend-seed", "3")
+    proc = script(*args, "--extend", "4", "--extend-seed", "3", "--wide-bank", "--self-tries", "2")
     assert "0 of 1 shards done" in proc.stderr
     train2, held2 = corpus_rows(d, "train"), corpus_rows(d, "heldout")
     assert train2[:10] == train and held2 == held and len(train2) == 14
@@ -51,6 +51,7 @@ def corpus(tmp_path_factory):
     assert manifest["command"].endswith("--log " + str(d / "corpus.log")) and "--extend" not in manifest["command"]
     ext = manifest["extensions"]["x3"]
     assert ext["instructions"] == 4 and ext["shards_made"] == ext["shards_total"] == 1 and "--extend 4" in ext["command"]
+    assert ext["settings"]["wide_bank"] is True and ext["settings"]["self_tries"] == 2.0
     assert manifest["shards_made"] == manifest["shards_total"] == 5
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train2)
     return d
@@ -74,6 +75,31 @@ def test_instruction_bank_splits_topics_and_phrasings():
     assert clean_self_instruction('A student might ask: "Why do cats purr?"') == "Why do cats purr?"
     assert clean_self_instruction("Here is a question:\n\nWhat is rust made of?") == "What is rust made of?"
     assert clean_self_instruction("I'm ready to help!") is None
+
+
+def test_wide_bank_adds_to_training_only(monkeypatch):
+    """The wide bank adds topics, kinds and phrasings to the training parts; the held-out parts (and so every
+    held-out instruction) are exactly the plain bank's, and no added subject shares a word with a held-out one."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import random
+
+    import corpus_instructions as ci
+
+    plain, wide = ci.InstructionBank(0), ci.InstructionBank(0, wide=True)
+    wide.check_disjoint()
+    assert wide.parts["heldout"] == plain.parts["heldout"]
+    assert len(wide.parts["train"]["subj:topic"]) >= 2 * len(plain.parts["train"]["subj:topic"])
+    rng = random.Random(2)
+    train_kinds = {wide.sample("train", rng)[0] for _ in range(2000)}
+    held_kinds = {wide.sample("heldout", rng)[0] for _ in range(500)}
+    assert set(ci.EXTRA_KINDS) <= train_kinds and not set(ci.EXTRA_KINDS) & held_kinds
+    # the plain bank draws the same sequence as before the wide bank existed (same kinds, same order)
+    assert list(plain.kinds["train"]) == list(ci.KINDS)
+    assert ci.content_words("Saving money") == {"saving", "money"}
+    held_topic = plain.parts["heldout"]["subj:topic"][0]
+    monkeypatch.setitem(ci.EXTRA_SUBJECTS, "topic", [*ci.EXTRA_TOPICS, held_topic + " for beginners"])
+    with pytest.raises(AssertionError, match="shares"):
+        ci.InstructionBank(0, wide=True).check_disjoint()
 
 
 def test_answer_openings_mask_and_coverage():
