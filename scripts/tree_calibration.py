@@ -11,8 +11,9 @@ training instructions, then reads off (no model needed once recorded):
     python scripts/tree_calibration.py --prompts 48 --max-new-tokens 64 [--head assets/eagle3] [--draft]
 
 ``--draft`` also measures the speculative draft's tau for N = 1..10 (greedy chains, replay) on both splits;
-``--unseen`` adds a third: training-split instructions that no asset has trained on (drawn like the training data:
-tells memorised sequences from the held-out topics' and phrasings' shift).
+``--unseen`` adds a third: the training-split rows after ``--train-pool`` (drawn like the training data: tells memorised
+sequences from the held-out topics' and phrasings' shift). In session 23 those were extension x3, trained on by no asset;
+the session-24 head trained on x3 and the draft on x3 and x4, so for them set --train-pool past the rows they saw.
 """
 from __future__ import annotations
 
@@ -132,7 +133,7 @@ def main(argv=None):
                     "this many training rows (10,446: the corpus before extension x3, as the session-23 figures)")
     ap.add_argument("--draft", action="store_true", help="also the draft's chain tau on both splits")
     ap.add_argument("--unseen", action="store_true", help="also training-split instructions after --train-pool "
-                    "(extension x3: drawn like the training data, trained on by no asset yet)")
+                    "(drawn like the training data; unseen only while no asset has trained on them: x3 until session 24)")
     ap.add_argument("--draft-only", default="", help="with --draft: only these splits (comma-separated)")
     ap.add_argument("--cache", default="runs/tree-calibration.pt", help="recorded trees (reused when present)")
     args = ap.parse_args(argv)
@@ -141,7 +142,7 @@ def main(argv=None):
     all_train = corpus_rows(ROOT / args.corpus, "train")
     train = [r["instruction"] for r in random.Random(0).sample(all_train[: args.train_pool], args.prompts)]
     splits = [("heldout", held), ("train", train)]
-    unseen = all_train[args.train_pool:]  # training-split instructions no asset has trained on (extension x3)
+    unseen = all_train[args.train_pool:]  # training-split rows after the pool (session 23: extension x3, then unseen)
     if args.unseen and unseen:
         splits.append(("unseen", [r["instruction"] for r in random.Random(0).sample(unseen, min(args.prompts, len(unseen)))]))
     data = torch.load(cache) if cache.exists() else {}
@@ -171,7 +172,7 @@ def main(argv=None):
           {d: (round(a, 3), round(b, 3)) for d, (a, b) in params.items()})
     print("\ntau (greedy, replay)   " + "  ".join(f"{t:>3d}/{d}" for t in TOTALS for d in (3, 5, 7) if d <= 7))
     for name, fn in (("raw", raw), ("calibrated", calibrated(params))):
-        for split in [name for name, _ in splits]:
+        for split, _ in splits:
             vals = [tau(data[split], fn, t, d) for t in TOTALS for d in (3, 5, 7)]
             print(f"{name:10s} {split:8s}    " + "  ".join(f"{v:5.3f}" for v in vals), flush=True)
 
