@@ -611,5 +611,26 @@ def clean_self_instruction(text: str) -> str | None:
     return line
 
 
+ASSISTANT_VOICE = ("i'm here", "i am here", "hey, i'm here", "hey there, i'm here", "i'm a chatbot", "i am a chatbot",
+                   "chatbots", "in this task", "your task", "as an ai", "i'm an ai", "i can help", "i'd be happy",
+                   "i would be happy", "welcome")
+REQUEST_OPENERS = ("write", "explain", "describe", "give", "list", "suggest", "invent", "tell", "create", "compare",
+                   "summarize", "summarise", "help", "make", "draft", "plan", "recommend", "share", "name", "how",
+                   "what", "why", "when", "where", "which", "who", "can ", "could ", "would ", "should ", "is ",
+                   "are ", "do ", "does ", "please", "i'm looking", "i am looking", "i need", "i want", "i'd like",
+                   "i would like", "find", "design", "outline", "translate", "rewrite", "imagine", "brainstorm",
+                   "teach", "propose", "compose", "generate", "define", "identify", "calculate", "choose", "pick")
+
+
+def looks_like_request(line: str) -> bool:
+    """Whether a model-written line reads as a user's request: a question, or an opening like "Explain" / "I need",
+    and not the assistant's voice ("I'm here to help with ...", "What can I do for you?") or a statement
+    ("The water cycle is ...", "In a world where ...")."""
+    low = line.lower().strip()
+    if low.startswith(ASSISTANT_VOICE) or re.search(r"what can i (help|assist|do)", low):
+        return False
+    return "?" in line or low.startswith(REQUEST_OPENERS)
+
+
 PREAMBLES = ("here's", "here is", "i'm ready", "i am ready", "what a", "sure", "of course", "certainly", "great",
              "a curious", "a beginner", "a journalist", "a student")

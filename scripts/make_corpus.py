@@ -26,7 +26,9 @@ none repeating an instruction already in the corpus) into ``instructions-x1.json
 in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and lists each extension.
 ``--wide-bank`` draws an extension from the wide bank (corpus_instructions.EXTRA_*: more topics, task kinds,
 phrasings and self-instruct seeds, added to the training parts only), and ``--self-tries`` asks the model for
-more instructions per one wanted (it writes few usable ones).
+more instructions per one wanted (it writes few usable ones); ``--requests-only`` keeps only what it wrote that
+reads as a user's request (corpus_instructions.looks_like_request: a question or a request opening, not the
+assistant's own voice or a statement).
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus_instructions import InstructionBank, clean_self_instruction  # noqa: E402
+from corpus_instructions import InstructionBank, clean_self_instruction, looks_like_request  # noqa: E402
 
 from decoding_core.models import EMBEDDED_NAME, load_model  # noqa: E402
 
@@ -148,6 +150,8 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
         selfmade = []
         for ans, _ in written:
             text = clean_self_instruction(lm.tokenizer.decode(ans, skip_special_tokens=True))
+            if args.requests_only and text and not looks_like_request(text):
+                continue
             if text and text not in seen and len(selfmade) < n_self:
                 seen.add(text)
                 selfmade.append({"split": split, "kind": "self-instruct", "instruction": text})
@@ -205,6 +209,9 @@ def main(argv=None):
     ap.add_argument("--wide-bank", action="store_true",
                     help="draw training instructions from the wide bank (more topics, kinds and phrasings, training "
                          "parts only; the held-out split is unchanged): corpus_instructions.EXTRA_*")
+    ap.add_argument("--requests-only", action="store_true",
+                    help="keep only model-written instructions that read as a user's request (not the assistant's "
+                         "voice or a statement): corpus_instructions.looks_like_request")
     ap.add_argument("--max-new-tokens", type=int, default=256)
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--shard", type=int, default=192, help="instructions per shard")
@@ -314,6 +321,7 @@ def write_manifest(out: Path, args, target_name: str) -> None:
             "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
             "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
                          "self_tries": args.self_tries, "wide_bank": args.wide_bank,
+                         "requests_only": args.requests_only,
                          "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,
                          "shard": args.shard}}
     sizes = {"": settings.get("shard", args.shard),

@@ -41,7 +41,8 @@ def corpus(tmp_path_factory):
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train)
     assert not {r["instruction"] for r in train} & {r["instruction"] for r in held}
     # an extension adds training instructions in its own shards; the base and the held-out split stay as they were
-    proc = script(*args, "--extend", "4", "--extend-seed", "3", "--wide-bank", "--self-tries", "2")
+    proc = script(*args, "--extend", "4", "--extend-seed", "3", "--wide-bank", "--self-tries", "2",
+                  "--requests-only")
     assert "0 of 1 shards done" in proc.stderr
     train2, held2 = corpus_rows(d, "train"), corpus_rows(d, "heldout")
     assert train2[:10] == train and held2 == held and len(train2) == 14
@@ -52,6 +53,7 @@ def corpus(tmp_path_factory):
     ext = manifest["extensions"]["x3"]
     assert ext["instructions"] == 4 and ext["shards_made"] == ext["shards_total"] == 1 and "--extend 4" in ext["command"]
     assert ext["settings"]["wide_bank"] is True and ext["settings"]["self_tries"] == 2.0
+    assert ext["settings"]["requests_only"] is True
     assert manifest["shards_made"] == manifest["shards_total"] == 5
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train2)
     return d
@@ -61,7 +63,7 @@ def test_instruction_bank_splits_topics_and_phrasings():
     sys.path.insert(0, str(ROOT / "scripts"))
     import random
 
-    from corpus_instructions import KINDS, InstructionBank, clean_self_instruction
+    from corpus_instructions import KINDS, InstructionBank, clean_self_instruction, looks_like_request
 
     bank = InstructionBank(0)
     bank.check_disjoint()  # no subject, phrasing, context, constraint or seed in both splits
@@ -75,6 +77,15 @@ def test_instruction_bank_splits_topics_and_phrasings():
     assert clean_self_instruction('A student might ask: "Why do cats purr?"') == "Why do cats purr?"
     assert clean_self_instruction("Here is a question:\n\nWhat is rust made of?") == "What is rust made of?"
     assert clean_self_instruction("I'm ready to help!") is None
+    # what the model writes as a "request" is often its own voice or a statement (seen in extensions x3 and x4)
+    for request in ("What's the best way to celebrate Diwali without eating sweets?", "How to draw a unicorn.",
+                    "Invent one homework question about volleyball.", "I'm looking for a comparison of blood types."):
+        assert looks_like_request(request), request
+    for not_request in ("I'm here to assist you with your pet turtles. If you're looking for a pet, I'm here to help.",
+                        "Hey there, I'm here to help with badminton. What can I assist you with today?",
+                        "The cells are the building blocks of life.", "In this task, you will be given a list of words.",
+                        "Chatbots are designed to assist users with various tasks."):
+        assert not looks_like_request(not_request), not_request
 
 
 def test_wide_bank_adds_to_training_only(monkeypatch):
