@@ -51,6 +51,8 @@ def main(argv=None):
     ap.add_argument("--only", default="draft,eagle1,eagle3")
     ap.add_argument("--draft", default=None, help="a draft folder to measure instead of the shipped assets/draft "
                     "(a candidate from train_draft.py --out); --write then writes into its manifest")
+    ap.add_argument("--eagle1", default=None, help="an EAGLE-1 head folder to measure instead of the shipped assets/eagle "
+                    "(e.g. from shrink_asset.py); --write then writes into its manifest")
     ap.add_argument("--eagle3", default=None, help="an EAGLE-3 head folder to measure instead of the shipped assets/eagle3 "
                     "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
@@ -65,7 +67,8 @@ def main(argv=None):
     results, t0 = {}, time.perf_counter()
     heads = {}
     if "eagle1" in only:
-        heads["eagle1"] = (EAGLE_DIR, load_embedded_head(lm))
+        folder = ROOT / args.eagle1 if args.eagle1 else EAGLE_DIR
+        heads["eagle1"] = (folder, load_embedded_head(lm, folder))
     if "eagle3" in only:
         try:
             folder = ROOT / args.eagle3 if args.eagle3 else EAGLE3_DIR

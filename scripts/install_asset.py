@@ -44,7 +44,8 @@ def tau_of(manifest: dict) -> dict:
 def steps_added(old: dict, new: dict) -> int:
     """Optimizer steps the candidate adds to the asset: all of its steps, or, where it resumed the asset's own run
     (its commands continue the asset's), those after the asset's last step."""
-    old_cmds, new_cmds = old.get("commands") or [], new.get("commands") or []
+    old_cmds = old.get("commands") or ([old["command"]] if old.get("command") else [])
+    new_cmds = new.get("commands") or []
     if old_cmds and new_cmds[: len(old_cmds)] == old_cmds:
         return new["training"]["steps"] - old["training"]["steps"]
     return new["training"]["steps"]
@@ -90,7 +91,7 @@ def install(kind: str, src: Path, session: int, data: str, dest: Path | None = N
         if (src / name).exists() and _sha256(src / name) != digest:
             raise Refused(f"{src / name} does not match the sha256 in its manifest (damaged or retrained in place)")
     if "heldout_tau" not in new:
-        flag = "--eagle3" if kind == "eagle3" else "--draft" if kind == "draft" else "--eagle"
+        flag = "--eagle3" if kind == "eagle3" else "--draft" if kind == "draft" else "--only eagle1 --eagle1"
         raise Refused(f"{src}: no held-out tau measured; run python scripts/eval_tau.py --corpus assets/corpus "
                       f"--prompts 48 --max-new-tokens 64 {flag} {src} --write first")
     entry = history_entry(old, new, session, data)
@@ -102,8 +103,8 @@ def install(kind: str, src: Path, session: int, data: str, dest: Path | None = N
             merged[key] = old[key]
     merged["history"] = old.get("history", []) + [entry]
     merged["training"] = dict(new["training"], session=session, data=data,
-                              total_steps_all_sessions=old.get("training", {}).get("total_steps_all_sessions", 0)
-                              + entry["steps"])
+                              total_steps_all_sessions=entry["steps"] + old.get("training", {}).get(
+                                  "total_steps_all_sessions", old.get("training", {}).get("steps", 0)))
     dest.mkdir(parents=True, exist_ok=True)
     for f in files:
         if (src / f).exists():

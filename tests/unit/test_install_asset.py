@@ -82,3 +82,36 @@ def test_unmeasured_or_damaged_candidates_are_refused(tmp_path, asset, capsys):
     assert main(["draft", str(good), "--session", "15", "--data", "x", "--dest", str(asset), "--dry-run"]) == 0
     assert json.loads(capsys.readouterr().out)["heldout_tau"] == {"heldout_tau": 1.8}
     assert (asset / "manifest.json").read_text() == before and (asset / "draft.safetensors").read_bytes() == b"old weights"
+
+
+def test_a_shrunk_asset_must_be_measured_again_and_adds_no_steps(tmp_path):
+    """shrink_asset.py re-stores the weights in bfloat16: the figures measured on the old weights are dropped (so
+    install refuses it until eval_tau.py measures it), and installing it adds no training steps."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    from shrink_asset import shrink
+
+    src = tmp_path / "eagle"
+    src.mkdir()
+    weights = {"fc.weight": torch.randn(4, 8), "layer.ids": torch.arange(3)}
+    save_file(weights, str(src / "model.safetensors"))
+    (src / "config.json").write_text("{}")
+    old = {"command": "python scripts/train_eagle.py --epochs 4", "training": {"steps": 208},
+           "sha256": {"model.safetensors": hashlib.sha256((src / "model.safetensors").read_bytes()).hexdigest()},
+           "heldout_tau": {"tau": 1.9}, "tau_by_size": {"rows": []}}
+    (src / "manifest.json").write_text(json.dumps(old))
+    out = tmp_path / "eagle-bf16"
+    manifest = shrink(src, out, "model.safetensors")
+    state = load_file(str(out / "model.safetensors"))
+    assert state["fc.weight"].dtype == torch.bfloat16 and torch.allclose(state["fc.weight"].float(), weights["fc.weight"],
+                                                                         rtol=1e-2, atol=1e-2)
+    assert torch.equal(state["layer.ids"], weights["layer.ids"])  # integer tensors are kept as they are
+    assert (out / "model.safetensors").stat().st_size < (src / "model.safetensors").stat().st_size
+    assert manifest["sha256"]["model.safetensors"] == hashlib.sha256((out / "model.safetensors").read_bytes()).hexdigest()
+    assert "heldout_tau" not in manifest and "tau_by_size" not in manifest and manifest["training"]["stored"] == "bfloat16"
+    with pytest.raises(Refused, match="--only eagle1 --eagle1"):
+        install("eagle", out, 25, "the same head in bfloat16", dest=src)
+    (out / "manifest.json").write_text(json.dumps(dict(manifest, heldout_tau={"tau": 1.88})))  # as eval_tau --write
+    entry = install("eagle", out, 25, "the same head in bfloat16", dest=src)
+    assert entry["steps"] == 0 and entry["stored"] == "bfloat16" and entry["heldout_tau_before"] == {"heldout_tau": 1.9}
+    assert json.loads((src / "manifest.json").read_text())["training"]["total_steps_all_sessions"] == 208
