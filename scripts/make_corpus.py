@@ -79,7 +79,7 @@ def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[
         mask[r, width - len(p):] = 1
     ids, mask = ids.to(device), mask.to(device)
     pos = (mask.cumsum(-1) - 1).clamp(min=0)
-    out = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True)
+    out = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, logits_to_keep=1)
     cache = out.past_key_values
     nxt = out.logits[:, -1].argmax(-1)
     pos = pos[:, -1]

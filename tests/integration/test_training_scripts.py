@@ -281,3 +281,16 @@ def test_live_features_match_the_cache(corpus, tmp_path, embedded):
             else:
                 np.testing.assert_allclose(now.astype(np.float32), cached.astype(np.float32), atol=0.05, rtol=0.02)
     assert not live.fill(seqs[:1]).has(seqs[1])  # each fill holds only its batch
+
+
+def test_batched_corpus_answers_equal_one_prompt_greedy(tiny_lm):
+    """make_corpus's batched greedy (left padding, only the last position's logits at prefill, rows leaving at EOS)
+    writes the answers plain greedy decoding gives each prompt alone."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from make_corpus import answer_all
+
+    prompts = [[5, 9, 11], [7, 3, 20, 21, 22, 30, 8], [12], [40, 41, 42, 43], [6, 6, 6, 6, 6]]
+    got = answer_all(tiny_lm.model, prompts, 10, 3, {2}, 0)
+    for p, (answer, ended) in zip(prompts, got):
+        ref = greedy_decoder(tiny_lm, 10).start(p).run().tokens
+        assert answer == ref and ended == (ref[-1] == 2), (p, answer, ref)
