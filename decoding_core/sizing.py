@@ -254,19 +254,30 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
     verification (the accepted path is the prefix of g that the kept subtree contains). ``references``:
     the greedy outputs if already computed (greedy_references)."""
     d_max, t_max = max(depths_), max(totals)
-    tokens_total, steps_total = 0, {(t, d): 0 for t in totals for d in depths_}
-    for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
-        table: dict[tuple[int, int], list[int]] = {k: [] for k in steps_total}
-        for tokens, parents, scores, cont in drafted_trees(lm, head, ids, g, top_k, d_max, t_max):
+    trees = (list(drafted_trees(lm, head, ids, g, top_k, d_max, t_max))
+             for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)))
+    return trees_tau(trees, [(t, d) for t in totals for d in depths_])
+
+
+def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None) -> dict[tuple[int, int], float]:
+    """Pooled greedy tau (as the decoders count it) of the dynamic tree of every (total_tokens, depth) in ``sizes``,
+    read off recorded trees: per prompt, drafted_trees' rows (tokens, parents, scores, continuation), one per
+    output position. ``score_fn(tokens, parents, scores, depths)`` gives the scores that rank the nodes (default:
+    the head's own cumulative log-probabilities)."""
+    tokens_total, steps_total = 0, {k: 0 for k in sizes}
+    for rows in trees_per_prompt:
+        accepted: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}
+        for tokens, parents, scores, cont in rows:
             d = tree_depths(parents)
-            for (t, dd) in steps_total:
-                table[(t, dd)].append(accepted_on_path(tokens, parents, tree_subset(scores, d, t, dd), cont))
+            ranked = score_fn(tokens, parents, scores, d) if score_fn else scores
+            for (t, dd) in sizes:
+                accepted[(t, dd)].append(accepted_on_path(tokens, parents, tree_subset(ranked, d, t, dd), cont))
         # position i's tree drafts tokens after g[i]; a run's first step is the prefill (emits g[0])
-        n = len(g) - 1
+        n = len(rows)
         tokens_total += n
-        for k, acc in table.items():
+        for k, acc in accepted.items():
             steps_total[k] += _walk(acc, n)
-    return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}  # pooled, as the decoders' tau
+    return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}
 
 
 @torch.inference_mode()

@@ -28,7 +28,7 @@ from train_common import ROOT, corpus_rows
 from decoding_core.draft import load_embedded_draft
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.models import load_model
-from decoding_core.sizing import _walk, accepted_on_path, chain_tau_table, drafted_trees, greedy_references, tree_subset
+from decoding_core.sizing import chain_tau_table, drafted_trees, greedy_references, trees_tau
 from decoding_core.trees import depths as tree_depths
 
 TOTALS = (8, 16, 24, 32, 48, 64)
@@ -39,18 +39,6 @@ def record(lm, head, prompts, n, top_k, d_max, t_max):
     """[(tokens, parents, scores, continuation)] per output position, a list per prompt."""
     return [list(drafted_trees(lm, head, ids, g, top_k, d_max, t_max))
             for ids, g in zip(prompts, greedy_references(lm, prompts, n))]
-
-
-def tau(split_rows, score_fn, total, depth):
-    tokens_total = steps = 0
-    for rows in split_rows:
-        acc = []
-        for tokens, parents, scores, cont in rows:
-            d = tree_depths(parents)
-            acc.append(accepted_on_path(tokens, parents, tree_subset(score_fn(tokens, parents, scores, d), d, total, depth), cont))
-        tokens_total += len(rows)
-        steps += _walk(acc, len(rows))
-    return tokens_total / steps
 
 
 def node_table(split_rows):
@@ -173,7 +161,7 @@ def main(argv=None):
     print("\ntau (greedy, replay)   " + "  ".join(f"{t:>3d}/{d}" for t in TOTALS for d in (3, 5, 7) if d <= 7))
     for name, fn in (("raw", raw), ("calibrated", calibrated(params))):
         for split, _ in splits:
-            vals = [tau(data[split], fn, t, d) for t in TOTALS for d in (3, 5, 7)]
+            vals = trees_tau(data[split], [(t, d) for t in TOTALS for d in (3, 5, 7)], fn).values()
             print(f"{name:10s} {split:8s}    " + "  ".join(f"{v:5.3f}" for v in vals), flush=True)
 
 

@@ -9,7 +9,9 @@ import pytest
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
-from tree_calibration import calibrated, fit_logistic, node_table, raw, tau  # noqa: E402
+from tree_calibration import calibrated, fit_logistic, node_table, raw  # noqa: E402
+
+from decoding_core.sizing import trees_tau  # noqa: E402
 
 L = math.log
 # root 0; 1 and 2 its children; 3 under 1, 4 under 2
@@ -27,12 +29,14 @@ def test_node_table_counts_only_nodes_whose_parent_the_target_took():
 
 def test_replayed_tau_follows_the_kept_subtree_and_the_walk():
     rows = [[(TOKENS, PARENTS, SCORES, [5, 9, 4, 4])] * 3]
-    # 3 tokens keep the best two nodes: 1 (0.6) and 3 (0.36): both accepted, so one step emits 3 tokens
-    assert tau(rows, raw, 3, 2) == 3.0
-    # depth 1 only: node 1 accepted, 2 tokens a step: positions 0 and 2 -> 2 steps for 3 tokens
-    assert tau(rows, raw, 3, 1) == 1.5
-    # 2 tokens keep node 1 only
-    assert tau(rows, raw, 2, 2) == 1.5
+    # 3 tokens keep the best two nodes: 1 (0.6) and 3 (0.36): both accepted, so one step emits 3 tokens;
+    # depth 1 only: node 1 accepted, 2 tokens a step: positions 0 and 2 -> 2 steps for 3 tokens; 2 tokens keep node 1
+    want = {(3, 2): 3.0, (3, 1): 1.5, (2, 2): 1.5}
+    assert trees_tau(rows, list(want), raw) == want
+    assert trees_tau(rows, list(want)) == want  # the head's own scores by default
+    # a score that ranks node 2's branch first (7, then 11) accepts nothing at 3 tokens, depth 2
+    flipped = [0.0, L(0.3), L(0.6), L(0.3) + L(0.6), L(0.6) + L(0.9)]
+    assert trees_tau(rows, [(3, 2)], lambda *_: flipped) == {(3, 2): 1.0}
 
 
 def test_identity_map_gives_the_raw_scores_and_any_map_keeps_children_behind_parents():
