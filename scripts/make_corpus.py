@@ -212,7 +212,10 @@ def main(argv=None):
     ap.add_argument("--requests-only", action="store_true",
                     help="keep only model-written instructions that read as a user's request (not the assistant's "
                          "voice or a statement): corpus_instructions.looks_like_request")
-    ap.add_argument("--max-new-tokens", type=int, default=256)
+    ap.add_argument("--max-new-tokens", type=int, default=256,
+                    help="answer tokens per instruction at most; the trainers read prompt + answer cut at --seq-len "
+                         "(112 since session 17: ~57 answer tokens after a ~48-token prompt, 80 at most), so an "
+                         "extension with 96 spends its time on more instructions instead (extension x5)")
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--shard", type=int, default=192, help="instructions per shard")
     ap.add_argument("--max-shards", type=int, default=0, help="stop after this many new shards (0 = all)")
