@@ -214,7 +214,7 @@ def main(argv=None):
                          "voice or a statement): corpus_instructions.looks_like_request")
     ap.add_argument("--max-new-tokens", type=int, default=256,
                     help="answer tokens per instruction at most; the trainers read prompt + answer cut at --seq-len "
-                         "(112 since session 17: ~57 answer tokens after a ~48-token prompt, 80 at most), so an "
+                         "(112 since session 20: ~57 answer tokens after a ~48-token prompt, 80 at most), so an "
                          "extension with 96 spends its time on more instructions instead (extension x5)")
     ap.add_argument("--batch", type=int, default=96)
     ap.add_argument("--shard", type=int, default=192, help="instructions per shard")
