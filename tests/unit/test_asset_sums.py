@@ -16,6 +16,13 @@ def test_shipped_sums_match_the_assets():
         assert sha256(ASSETS / rel) == digest, f"{rel}: run python scripts/asset_sums.py"
 
 
+def test_the_shipped_assets_stay_under_the_issues_bound():
+    """Issue 10: the trained assets and the corpus added to the repo stay under ~60 MB (shrink_asset.py stores a
+    float32 asset in bfloat16; extension x5, 1,920 instructions with answers of up to 96 tokens, added 0.36 MB)."""
+    total = sum(f.stat().st_size for f in ASSETS.rglob("*") if f.is_file())
+    assert total < 60e6, f"assets/ holds {total / 1e6:.1f} MB"
+
+
 def test_a_flipped_asset_without_its_manifest_is_refused(tmp_path, monkeypatch):
     import decoding_core.draft as draft_mod
 
