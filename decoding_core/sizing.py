@@ -264,6 +264,7 @@ def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None) -> 
     read off recorded trees: per prompt, drafted_trees' rows (tokens, parents, scores, continuation), one per
     output position. ``score_fn(tokens, parents, scores, depths)`` gives the scores that rank the nodes (default:
     the head's own cumulative log-probabilities)."""
+    sizes = list(dict.fromkeys(sizes))  # each size once: a repeat would read its positions twice
     tokens_total, steps_total = 0, {k: 0 for k in sizes}
     for rows in trees_per_prompt:
         accepted: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}

@@ -627,9 +627,10 @@ def looks_like_request(line: str) -> bool:
     and not the assistant's voice ("I'm here to help with ...", "What can I do for you?") or a statement
     ("The water cycle is ...", "In a world where ...")."""
     low = line.lower().strip()
-    if low.startswith(ASSISTANT_VOICE) or re.search(r"what can i (help|assist|do)", low):
+    if low.startswith(ASSISTANT_VOICE) or re.search(r"\b(what|how) (can|may) i (help|assist|do for) you|"
+                                                     r"anything i can (help|do)", low):
         return False
-    return "?" in line or low.startswith(REQUEST_OPENERS)
+    return "?" in line or any(re.match(re.escape(o.strip()) + r"\b", low) for o in REQUEST_OPENERS)
 
 
 PREAMBLES = ("here's", "here is", "i'm ready", "i am ready", "what a", "sure", "of course", "certainly", "great",

@@ -44,7 +44,10 @@ def shrink(src: Path, out: Path, weights: str) -> dict:
         manifest.pop(key, None)
     manifest["sha256"] = {**manifest.get("sha256", {}), weights: _sha256(out / weights)}
     manifest["training"] = dict(manifest["training"], stored="bfloat16")
-    manifest["commands"] = manifest.get("commands") or [manifest.get("command")]
+    if isinstance(manifest.get("heldout"), dict):  # the trainer's held-out losses were not measured again
+        manifest["heldout"] = dict(manifest["heldout"], measured_on="the float32 weights, before shrink_asset.py")
+    before = manifest.get("commands") or [c for c in [manifest.get("command")] if c]
+    manifest["commands"] = before + ["python scripts/shrink_asset.py " + " ".join(sys.argv[1:])]
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 

@@ -54,6 +54,10 @@ def corpus(tmp_path_factory):
     assert ext["instructions"] == 4 and ext["shards_made"] == ext["shards_total"] == 1 and "--extend 4" in ext["command"]
     assert ext["settings"]["wide_bank"] is True and ext["settings"]["self_tries"] == 2.0
     assert ext["settings"]["requests_only"] is True
+    from corpus_instructions import looks_like_request
+
+    written = [r for r in corpus_rows(d, "train")[10:] if r.get("kind") == "self-instruct"]
+    assert all(looks_like_request(r["instruction"]) for r in written)  # kept only what reads as a request
     assert manifest["shards_made"] == manifest["shards_total"] == 5
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train2)
     return d
@@ -79,12 +83,14 @@ def test_instruction_bank_splits_topics_and_phrasings():
     assert clean_self_instruction("I'm ready to help!") is None
     # what the model writes as a "request" is often its own voice or a statement (seen in extensions x3 and x4)
     for request in ("What's the best way to celebrate Diwali without eating sweets?", "How to draw a unicorn.",
-                    "Invent one homework question about volleyball.", "I'm looking for a comparison of blood types."):
+                    "Invent one homework question about volleyball.", "I'm looking for a comparison of blood types.",
+                    "What can I do to sleep better?", "Who painted the Mona Lisa"):
         assert looks_like_request(request), request
     for not_request in ("I'm here to assist you with your pet turtles. If you're looking for a pet, I'm here to help.",
                         "Hey there, I'm here to help with badminton. What can I assist you with today?",
                         "The cells are the building blocks of life.", "In this task, you will be given a list of words.",
-                        "Chatbots are designed to assist users with various tasks."):
+                        "Chatbots are designed to assist users with various tasks.", "How can I help you today?",
+                        "Whole grains are healthy.", "However, the tides rise twice a day.", "Planets orbit the sun."):
         assert not looks_like_request(not_request), not_request
 
 
