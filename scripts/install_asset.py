@@ -41,11 +41,15 @@ def tau_of(manifest: dict) -> dict:
     return out
 
 
+def commands_of(manifest: dict) -> list[str]:
+    """The commands that made an asset: its ``commands``, or the single ``command`` of an older manifest."""
+    return manifest.get("commands") or ([manifest["command"]] if manifest.get("command") else [])
+
+
 def steps_added(old: dict, new: dict) -> int:
     """Optimizer steps the candidate adds to the asset: all of its steps, or, where it resumed the asset's own run
     (its commands continue the asset's), those after the asset's last step."""
-    old_cmds = old.get("commands") or ([old["command"]] if old.get("command") else [])
-    new_cmds = new.get("commands") or []
+    old_cmds, new_cmds = commands_of(old), new.get("commands") or []
     if old_cmds and new_cmds[: len(old_cmds)] == old_cmds:
         return new["training"]["steps"] - old["training"]["steps"]
     return new["training"]["steps"]

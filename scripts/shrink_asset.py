@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from install_asset import FILES  # noqa: E402
+from install_asset import FILES, commands_of  # noqa: E402
 
 from decoding_core.models import _sha256  # noqa: E402
 
@@ -46,8 +46,7 @@ def shrink(src: Path, out: Path, weights: str) -> dict:
     manifest["training"] = dict(manifest["training"], stored="bfloat16")
     if isinstance(manifest.get("heldout"), dict):  # the trainer's held-out losses were not measured again
         manifest["heldout"] = dict(manifest["heldout"], measured_on="the float32 weights, before shrink_asset.py")
-    before = manifest.get("commands") or [c for c in [manifest.get("command")] if c]
-    manifest["commands"] = before + ["python scripts/shrink_asset.py " + " ".join(sys.argv[1:])]
+    manifest["commands"] = commands_of(manifest) + ["python scripts/shrink_asset.py " + " ".join(sys.argv[1:])]
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 
