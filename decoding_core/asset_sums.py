@@ -4,6 +4,6 @@ loaders when an asset's manifest.json is missing as well as against it)."""
 SUMS = {
     "draft/draft.safetensors": "96759565b38de530e66b906c184ff9710b1264077b8cb83e8b85f002011bf4ef",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
-    "eagle/model.safetensors": "022281694b2e0be91730ae2e257afadb2a32814f23fd73b8a74354434af24598",
+    "eagle/model.safetensors": "c928ff037ae08cde1205903801b7f282d17f90138db9439939595dabfc641fbf",
     "eagle3/model.safetensors": "86654b72f00d1f28ef97e9c1f6a0b6d361eae0e163cfc34ae1b146612a368bd2",
 }
