@@ -5,5 +5,5 @@ SUMS = {
     "draft/draft.safetensors": "96759565b38de530e66b906c184ff9710b1264077b8cb83e8b85f002011bf4ef",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "c928ff037ae08cde1205903801b7f282d17f90138db9439939595dabfc641fbf",
-    "eagle3/model.safetensors": "86654b72f00d1f28ef97e9c1f6a0b6d361eae0e163cfc34ae1b146612a368bd2",
+    "eagle3/model.safetensors": "52b305daed812a520fb97e08bee9afaa6cbe54340d341f7cc1063494179b9944",
 }
