@@ -2,7 +2,7 @@
 loaders when an asset's manifest.json is missing as well as against it)."""
 
 SUMS = {
-    "draft/draft.safetensors": "96759565b38de530e66b906c184ff9710b1264077b8cb83e8b85f002011bf4ef",
+    "draft/draft.safetensors": "b8b0c754f040769c88fc5be72f2e13ee1401731d1adfe8e73c5fa6e179e922a9",
     "draft/vocab.safetensors": "abce40354015d346fea482fb6278f633afd22bcc5ba84d7cbd035145730f9541",
     "eagle/model.safetensors": "c928ff037ae08cde1205903801b7f282d17f90138db9439939595dabfc641fbf",
     "eagle3/model.safetensors": "52b305daed812a520fb97e08bee9afaa6cbe54340d341f7cc1063494179b9944",
