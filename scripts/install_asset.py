@@ -49,7 +49,7 @@ def commands_of(manifest: dict) -> list[str]:
 def steps_added(old: dict, new: dict) -> int:
     """Optimizer steps the candidate adds to the asset: all of its steps, or, where it resumed the asset's own run
     (its commands continue the asset's), those after the asset's last step."""
-    old_cmds, new_cmds = commands_of(old), new.get("commands") or []
+    old_cmds, new_cmds = commands_of(old), commands_of(new)
     if old_cmds and new_cmds[: len(old_cmds)] == old_cmds:
         return new["training"]["steps"] - old["training"]["steps"]
     return new["training"]["steps"]
