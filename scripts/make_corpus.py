@@ -148,13 +148,17 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
         written = answer_all(lm.model, [lm.encode(s, chat=True) for s in seeds], 48, args.batch, set(lm.eos_ids),
                              pad_id(lm))
         selfmade = []
+        fate = {"unusable": 0, "not a request": 0, "repeat": 0, "over the share": 0, "kept": 0}
         for ans, _ in written:
             text = clean_self_instruction(lm.tokenizer.decode(ans, skip_special_tokens=True))
-            if args.requests_only and text and not looks_like_request(text):
-                continue
-            if text and text not in seen and len(selfmade) < n_self:
+            outcome = ("unusable" if not text else "not a request" if args.requests_only and not looks_like_request(text)
+                       else "repeat" if text in seen else "over the share" if len(selfmade) >= n_self else "kept")
+            fate[outcome] += 1
+            if outcome == "kept":
                 seen.add(text)
                 selfmade.append({"split": split, "kind": "self-instruct", "instruction": text})
+        log(f"[corpus] {split}: the model's {len(written)} answers to seed requests: "
+            + ", ".join(f"{v} {k}" for k, v in fate.items()))
         while sample_seed is not None and len(templated) + len(selfmade) < n and tries < 100 * n:
             tries += 1  # an extension delivers the number asked: templated ones stand in for repeats the model wrote
             kind, text = bank.sample(split, rng)

@@ -44,6 +44,14 @@ def corpus(tmp_path_factory):
     proc = script(*args, "--extend", "4", "--extend-seed", "3", "--wide-bank", "--self-tries", "2",
                   "--requests-only")
     assert "0 of 1 shards done" in proc.stderr
+    # every model-written answer to a seed request is accounted for: kept, or the filter that dropped it
+    import re
+
+    tally = re.search(r"the model's (\d+) answers to seed requests: (\d+) unusable, (\d+) not a request, (\d+) repeat, "
+                      r"(\d+) over the share, (\d+) kept", proc.stderr)
+    assert tally, proc.stderr[-2000:]
+    counts = [int(g) for g in tally.groups()]
+    assert counts[0] > 0 and sum(counts[1:]) == counts[0]
     train2, held2 = corpus_rows(d, "train"), corpus_rows(d, "heldout")
     assert train2[:10] == train and held2 == held and len(train2) == 14
     assert len({r["instruction"] for r in train2}) == 14  # no instruction repeated from the base corpus
@@ -58,6 +66,7 @@ def corpus(tmp_path_factory):
 
     written = [r for r in corpus_rows(d, "train")[10:] if r.get("kind") == "self-instruct"]
     assert all(looks_like_request(r["instruction"]) for r in written)  # kept only what reads as a request
+    assert len(written) == counts[5]
     assert manifest["shards_made"] == manifest["shards_total"] == 5
     assert manifest["splits"]["train"]["answer_tokens"] == sum(len(r["answer_ids"]) for r in train2)
     return d
