@@ -28,7 +28,9 @@ in shards ``train-x1-NNNNN.jsonl.gz``; the manifest keeps the base command and l
 phrasings and self-instruct seeds, added to the training parts only), and ``--self-tries`` asks the model for
 more instructions per one wanted (it writes few usable ones); ``--requests-only`` keeps only what it wrote that
 reads as a user's request (corpus_instructions.looks_like_request: a question or a request opening, not the
-assistant's own voice or a statement).
+assistant's own voice or a statement); ``--self-temperature`` (with ``--self-min-p``) samples what the model
+writes instead of taking its greedy answer, so one seed request yields many phrasings (the answers the trainers
+learn stay greedy).
 """
 from __future__ import annotations
 
@@ -48,6 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_instructions import InstructionBank, clean_self_instruction, looks_like_request  # noqa: E402
 
 from decoding_core.models import EMBEDDED_NAME, load_model  # noqa: E402
+from decoding_core.processors import apply_processors, build_processors  # noqa: E402
+from decoding_core.settings import SamplingSettings  # noqa: E402
 
 
 def write_jsonl_gz(path: Path, rows: list[dict]) -> None:
@@ -64,12 +68,15 @@ def read_jsonl_gz(path: Path) -> list[dict]:
 
 
 @torch.inference_mode()
-def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[int], pad: int) -> list[tuple[list[int], bool]]:
+def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[int], pad: int,
+                 pick=None) -> list[tuple[list[int], bool]]:
     """Greedy answers for a batch of prompts: (answer ids, ended on EOS) per prompt, in order.
 
     Left-padded prefill, then one token per row per step; a row that emits EOS leaves the batch (its
     KV rows are dropped), so finished answers cost nothing more. Position ids follow each row's real
-    tokens, as in transformers' generate."""
+    tokens, as in transformers' generate. ``pick`` (logits [B, V] -> ids [B]) replaces the argmax: the
+    model-written instructions may be sampled (``sampler``); the answers the trainers learn are greedy."""
+    pick = pick or (lambda logits: logits.argmax(-1))
     device = next(model.parameters()).device
     width = max(len(p) for p in prompts)
     ids = torch.full((len(prompts), width), pad, dtype=torch.long)
@@ -81,7 +88,7 @@ def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[
     pos = (mask.cumsum(-1) - 1).clamp(min=0)
     out = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, logits_to_keep=1)
     cache = out.past_key_values
-    nxt = out.logits[:, -1].argmax(-1)
+    nxt = pick(out.logits[:, -1])
     pos = pos[:, -1]
     alive = list(range(len(prompts)))
     answers: list[list[int]] = [[] for _ in prompts]
@@ -106,17 +113,32 @@ def greedy_batch(model, prompts: list[list[int]], max_new_tokens: int, eos: set[
         pos = pos + 1
         out = model(input_ids=nxt[:, None], attention_mask=mask, position_ids=pos[:, None], cache=cache,
                     use_cache=True)
-        nxt = out.logits[:, -1].argmax(-1)
+        nxt = pick(out.logits[:, -1])
     return list(zip(answers, ended))
 
 
-def answer_all(model, prompts: list[list[int]], max_new_tokens: int, batch: int, eos: set[int], pad: int):
+def sampler(temperature: float, min_p: float, seed: int):
+    """A ``pick`` for greedy_batch drawing from softmax(logits / temperature) cut by min-p (the app's own
+    processors), with its own seeded generator; None (greedy) for temperature 0."""
+    if temperature <= 0:
+        return None
+    procs = build_processors(SamplingSettings(temperature=temperature, min_p=min_p or None))
+    gen = torch.Generator().manual_seed(seed)
+
+    def pick(logits):
+        probs = apply_processors(procs, None, logits.float()).softmax(-1)
+        return torch.multinomial(probs.cpu(), 1, generator=gen).squeeze(-1).to(logits.device)
+
+    return pick
+
+
+def answer_all(model, prompts: list[list[int]], max_new_tokens: int, batch: int, eos: set[int], pad: int, pick=None):
     """greedy_batch over prompts in batches of similar prompt length; results in the prompts' order."""
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
     res: dict[int, tuple[list[int], bool]] = {}
     for s in range(0, len(order), batch):
         idx = order[s : s + batch]
-        for i, a in zip(idx, greedy_batch(model, [prompts[i] for i in idx], max_new_tokens, eos, pad)):
+        for i, a in zip(idx, greedy_batch(model, [prompts[i] for i in idx], max_new_tokens, eos, pad, pick)):
             res[i] = a
     return [res[i] for i in range(len(prompts))]
 
@@ -143,10 +165,12 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
                 templated.append({"split": split, "kind": kind, "instruction": text})
         n_seeds = int(n_self * args.self_tries) + 4
         seeds = [bank.self_instruct_seed(split, rng) for _ in range(n_seeds)]
-        seeds = list(dict.fromkeys(seeds))
+        if args.self_temperature <= 0:
+            seeds = list(dict.fromkeys(seeds))  # greedy writes the same answer to the same request
         log(f"[corpus] {split}: {len(templated)} templated; the model writes {len(seeds)} more from seed requests")
+        pick = sampler(args.self_temperature, args.self_min_p, (args.seed if sample_seed is None else sample_seed) + 1)
         written = answer_all(lm.model, [lm.encode(s, chat=True) for s in seeds], 48, args.batch, set(lm.eos_ids),
-                             pad_id(lm))
+                             pad_id(lm), pick)
         selfmade = []
         fate = {"unusable": 0, "not a request": 0, "repeat": 0, "over the share": 0, "kept": 0}
         for ans, _ in written:
@@ -210,6 +234,11 @@ def main(argv=None):
     ap.add_argument("--self-share", type=float, default=0.2, help="share of instructions the model writes itself")
     ap.add_argument("--self-tries", type=float, default=1.4,
                     help="seed requests per model-written instruction asked (the model writes few usable ones)")
+    ap.add_argument("--self-temperature", type=float, default=0.0,
+                    help="sample the model-written instructions at this temperature (0 = greedy, as before x8): "
+                         "more phrasings from the same seed requests; the answers stay greedy")
+    ap.add_argument("--self-min-p", type=float, default=0.0,
+                    help="with --self-temperature: drop tokens below this share of the most likely one's probability")
     ap.add_argument("--wide-bank", action="store_true",
                     help="draw training instructions from the wide bank (more topics, kinds and phrasings, training "
                          "parts only; the held-out split is unchanged): corpus_instructions.EXTRA_*")
@@ -234,6 +263,9 @@ def main(argv=None):
     ap.add_argument("--manifest-only", action="store_true",
                     help="only (re)write manifest.json from the shards already made (no model, no generation)")
     args = ap.parse_args(argv)
+    if not (args.self_temperature >= 0 and 0 <= args.self_min_p <= 1):
+        ap.error(f"--self-temperature must be >= 0 and --self-min-p in [0, 1], got {args.self_temperature} and "
+                 f"{args.self_min_p}")
     if args.threads:
         torch.set_num_threads(args.threads)
     out = Path(args.out)
@@ -328,7 +360,8 @@ def write_manifest(out: Path, args, target_name: str) -> None:
             "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
             "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
                          "self_tries": args.self_tries, "wide_bank": args.wide_bank,
-                         "requests_only": args.requests_only,
+                         "requests_only": args.requests_only, "self_temperature": args.self_temperature,
+                         "self_min_p": args.self_min_p,
                          "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,
                          "shard": args.shard}}
     sizes = {"": settings.get("shard", args.shard),

@@ -42,7 +42,7 @@ def corpus(tmp_path_factory):
     assert not {r["instruction"] for r in train} & {r["instruction"] for r in held}
     # an extension adds training instructions in its own shards; the base and the held-out split stay as they were
     proc = script(*args, "--extend", "4", "--extend-seed", "3", "--wide-bank", "--self-tries", "2",
-                  "--requests-only")
+                  "--requests-only", "--self-temperature", "0.8", "--self-min-p", "0.05")
     assert "0 of 1 shards done" in proc.stderr
     # every model-written answer to a seed request is accounted for: kept, or the filter that dropped it
     import re
@@ -62,6 +62,7 @@ def corpus(tmp_path_factory):
     assert ext["instructions"] == 4 and ext["shards_made"] == ext["shards_total"] == 1 and "--extend 4" in ext["command"]
     assert ext["settings"]["wide_bank"] is True and ext["settings"]["self_tries"] == 2.0
     assert ext["settings"]["requests_only"] is True
+    assert ext["settings"]["self_temperature"] == 0.8 and ext["settings"]["self_min_p"] == 0.05
     from corpus_instructions import looks_like_request
 
     written = [r for r in corpus_rows(d, "train")[10:] if r.get("kind") == "self-instruct"]
