@@ -143,6 +143,22 @@ def answer_all(model, prompts: list[list[int]], max_new_tokens: int, batch: int,
     return [res[i] for i in range(len(prompts))]
 
 
+def sort_written(lm, written, seen: set[str], n_keep: int, requests_only: bool) -> tuple[list[str], dict[str, int]]:
+    """The instructions kept from the model's answers to seed requests (added to ``seen``), and what became of
+    each answer: unusable (no instruction in it), not a request, a repeat, over the share wanted, or kept."""
+    kept: list[str] = []
+    fate = {"unusable": 0, "not a request": 0, "repeat": 0, "over the share": 0, "kept": 0}
+    for ans, _ in written:
+        text = clean_self_instruction(lm.tokenizer.decode(ans, skip_special_tokens=True))
+        outcome = ("unusable" if not text else "not a request" if requests_only and not looks_like_request(text)
+                   else "repeat" if text in seen else "over the share" if len(kept) >= n_keep else "kept")
+        fate[outcome] += 1
+        if outcome == "kept":
+            seen.add(text)
+            kept.append(text)
+    return kept, fate
+
+
 def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=()) -> list[dict]:
     """Templated + model-written instructions for both splits, deduplicated, shuffled (seeded).
 
@@ -171,16 +187,8 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
         pick = sampler(args.self_temperature, args.self_min_p, (args.seed if sample_seed is None else sample_seed) + 1)
         written = answer_all(lm.model, [lm.encode(s, chat=True) for s in seeds], 48, args.batch, set(lm.eos_ids),
                              pad_id(lm), pick)
-        selfmade = []
-        fate = {"unusable": 0, "not a request": 0, "repeat": 0, "over the share": 0, "kept": 0}
-        for ans, _ in written:
-            text = clean_self_instruction(lm.tokenizer.decode(ans, skip_special_tokens=True))
-            outcome = ("unusable" if not text else "not a request" if args.requests_only and not looks_like_request(text)
-                       else "repeat" if text in seen else "over the share" if len(selfmade) >= n_self else "kept")
-            fate[outcome] += 1
-            if outcome == "kept":
-                seen.add(text)
-                selfmade.append({"split": split, "kind": "self-instruct", "instruction": text})
+        kept, fate = sort_written(lm, written, seen, n_self, args.requests_only)
+        selfmade = [{"split": split, "kind": "self-instruct", "instruction": text} for text in kept]
         log(f"[corpus] {split}: the model's {len(written)} answers to seed requests: "
             + ", ".join(f"{v} {k}" for k, v in fate.items()))
         while sample_seed is not None and len(templated) + len(selfmade) < n and tries < 100 * n:

@@ -310,3 +310,18 @@ def test_batched_corpus_answers_equal_one_prompt_greedy(tiny_lm):
     for p, (answer, ended) in zip(prompts, got):
         ref = greedy_decoder(tiny_lm, 10).start(p).run().tokens
         assert answer == ref and ended == (ref[-1] == 2), (p, answer, ref)
+
+
+def test_self_instruct_trial_accounts_for_every_answer(corpus, capsys):
+    """scripts/self_instruct_trial.py on the embedded model: under each setting every answer to a seed request is
+    kept or dropped for a reason, and the kept ones are printed."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from self_instruct_trial import main
+
+    results = main(["--corpus", str(corpus), "--n", "4", "--max-new-tokens", "12", "--batch", "2",
+                    "--settings", "0:0,0.8:0.05"])
+    assert list(results) == ["greedy", "temperature 0.8, min-p 0.05"]
+    assert all(sum(fate.values()) == 4 and fate["over the share"] == 0 for fate in results.values())
+    out = capsys.readouterr().out
+    assert " distinct seed requests of 4; " in out
+    assert out.count(" kept (") == 2
