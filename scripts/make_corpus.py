@@ -51,6 +51,7 @@ from corpus_instructions import InstructionBank, clean_self_instruction, looks_l
 
 from decoding_core.models import EMBEDDED_NAME, load_model  # noqa: E402
 from decoding_core.processors import apply_processors, build_processors  # noqa: E402
+from decoding_core.samplers import sample_multinomial  # noqa: E402
 from decoding_core.settings import SamplingSettings  # noqa: E402
 
 
@@ -126,8 +127,7 @@ def sampler(temperature: float, min_p: float, seed: int):
     gen = torch.Generator().manual_seed(seed)
 
     def pick(logits):
-        probs = apply_processors(procs, None, logits.float()).softmax(-1)
-        return torch.multinomial(probs.cpu(), 1, generator=gen).squeeze(-1).to(logits.device)
+        return sample_multinomial(apply_processors(procs, None, logits.float()).cpu(), gen).to(logits.device)
 
     return pick
 

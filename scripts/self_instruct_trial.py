@@ -10,9 +10,6 @@ not a request, a repeat, kept) with a few kept ones. Session 27's trial chose ``
 from __future__ import annotations
 
 import argparse
-import glob
-import gzip
-import json
 import random
 import sys
 import time
@@ -21,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_instructions import InstructionBank  # noqa: E402
-from make_corpus import answer_all, pad_id, sampler, sort_written  # noqa: E402
+from make_corpus import answer_all, pad_id, read_jsonl_gz, sampler, sort_written  # noqa: E402
 
 from decoding_core.models import load_model  # noqa: E402
 
@@ -38,10 +35,7 @@ def main(argv=None) -> dict[str, dict[str, int]]:
     ap.add_argument("--show", type=int, default=6, help="kept instructions printed per setting")
     args = ap.parse_args(argv)
     settings = [tuple(float(x) for x in pair.split(":")) for pair in args.settings.split(",")]
-    seen = set()
-    for f in glob.glob(str(Path(args.corpus) / "*.jsonl.gz")):
-        with gzip.open(f, "rt") as fh:
-            seen |= {json.loads(line)["instruction"] for line in fh if line.strip()}
+    seen = {r["instruction"] for f in sorted(Path(args.corpus).glob("*.jsonl.gz")) for r in read_jsonl_gz(f)}
     lm = load_model(dtype=args.dtype)
     rng = random.Random(args.seed)
     bank = InstructionBank(0, wide=True)

@@ -1,5 +1,6 @@
 """The corpus, draft and EAGLE training scripts end to end on a tiny configuration (embedded target)."""
 import json
+import re
 import subprocess
 import sys
 
@@ -45,8 +46,6 @@ def corpus(tmp_path_factory):
                   "--requests-only", "--self-temperature", "0.8", "--self-min-p", "0.05")
     assert "0 of 1 shards done" in proc.stderr
     # every model-written answer to a seed request is accounted for: kept, or the filter that dropped it
-    import re
-
     tally = re.search(r"the model's (\d+) answers to seed requests: (\d+) unusable, (\d+) not a request, (\d+) repeat, "
                       r"(\d+) over the share, (\d+) kept", proc.stderr)
     assert tally, proc.stderr[-2000:]
