@@ -532,13 +532,18 @@ class InstructionBank:
                               ("self", EXTRA_SELF_INSTRUCT)):
                 train[name] = train[name] + lst
 
-    def sample(self, split: str, rng: random.Random) -> tuple[str, str]:
-        """One templated instruction: (kind, text)."""
-        p = self.parts[split]
-        kind = rng.choice(list(self.kinds[split]))
-        subject_list, _ = self.kinds[split][kind]
+    def sample(self, split: str, rng: random.Random, phrasings: str | None = None) -> tuple[str, str]:
+        """One templated instruction: (kind, text). ``phrasings`` (default: ``split``) takes the phrasing, context
+        and constraint from another split than the subject, e.g. held-out topics asked in training wordings (only
+        kinds with a subject list in ``split`` and phrasings in ``phrasings``); the same split draws as before."""
+        phrasings = phrasings or split
+        p, w = self.parts[split], self.parts[phrasings]
+        kinds = [k for k, (subj, _) in self.kinds[phrasings].items()
+                 if p.get("subj:" + subj) and w.get("kind:" + k)]
+        kind = rng.choice(kinds)
+        subject_list, _ = self.kinds[phrasings][kind]
         subject = rng.choice(p["subj:" + subject_list])
-        phrasing = rng.choice(p["kind:" + kind])
+        phrasing = rng.choice(w["kind:" + kind])
         if subject_list == "pair":
             a, b = subject if rng.random() < 0.5 else subject[::-1]
             text = phrasing.format(a=a, b=b)
@@ -548,9 +553,9 @@ class InstructionBank:
             text = text[:1].upper() + text[1:]
         r = rng.random()
         if r < 0.25:
-            text = rng.choice(p["contexts"]) + " " + text
+            text = rng.choice(w["contexts"]) + " " + text
         if rng.random() < 0.3:
-            text = text + " " + rng.choice(p["constraints"])
+            text = text + " " + rng.choice(w["constraints"])
         return kind, text
 
     def self_instruct_seed(self, split: str, rng: random.Random) -> str:

@@ -10,6 +10,11 @@ training instructions, then reads off (no model needed once recorded):
 
     python scripts/tree_calibration.py --prompts 48 --max-new-tokens 64 [--head assets/eagle3] [--draft]
 
+``--mixed`` measures instead four splits drawn afresh from the corpus's (wide) instruction bank, templated only:
+training topics in training wordings (new combinations, like the training data), held-out topics in training
+wordings, training topics in held-out wordings, and held-out topics in held-out wordings: which of the two shifts
+costs tau (session 28).
+
 ``--draft`` also measures the speculative draft's tau for N = 1..10 (greedy chains, replay) on both splits;
 ``--unseen`` adds a third: the training-split rows after ``--train-pool`` (drawn like the training data: tells memorised
 sequences from the held-out topics' and phrasings' shift). In session 23 those were extension x3, trained on by no asset;
@@ -23,6 +28,7 @@ import random
 import time
 
 import torch
+from corpus_instructions import InstructionBank
 from train_common import ROOT, corpus_rows
 
 from decoding_core.draft import load_embedded_draft
@@ -33,6 +39,26 @@ from decoding_core.trees import depths as tree_depths
 
 TOTALS = (8, 16, 24, 32, 48, 64)
 DEPTHS = (2, 3, 4, 5, 6, 7)
+
+
+MIXED = (("topics-train/wording-train", "train", "train"), ("topics-held/wording-train", "heldout", "train"),
+         ("topics-train/wording-held", "train", "heldout"), ("topics-held/wording-held", "heldout", "heldout"))
+
+
+def mixed_splits(n: int, seed: int = 28, exclude=()) -> list[tuple[str, list[str]]]:
+    """The four topic x wording splits of ``--mixed``: n templated instructions each from the corpus's wide bank
+    (its split seed 0), none equal to an instruction in ``exclude`` (the corpus) nor repeated."""
+    bank = InstructionBank(0, wide=True)
+    rng, seen, out = random.Random(seed), set(exclude), []
+    for name, subjects, wording in MIXED:
+        got = []
+        while len(got) < n:
+            _, text = bank.sample(subjects, rng, phrasings=wording)
+            if text not in seen:
+                seen.add(text)
+                got.append(text)
+        out.append((name, got))
+    return out
 
 
 def record(lm, head, prompts, n, top_k, d_max, t_max):
@@ -110,7 +136,8 @@ def calibration_report(table, name, max_depth):
         print(f"{dd:5d}  " + " ".join(cells))
 
 
-def main(argv=None):
+def main(argv=None) -> dict:
+    """Prints the tables; returns {(ranker, split): {(total_tokens, depth): tau}}."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="assets/corpus")
     ap.add_argument("--head", default=None, help="an EAGLE-3 head folder (default: the shipped one)")
@@ -122,6 +149,8 @@ def main(argv=None):
     ap.add_argument("--draft", action="store_true", help="also the draft's chain tau on both splits")
     ap.add_argument("--unseen", action="store_true", help="also training-split instructions after --train-pool "
                     "(drawn like the training data; unseen only while no asset has trained on them: x3 until session 24)")
+    ap.add_argument("--mixed", action="store_true", help="instead: the four topic x wording splits drawn afresh "
+                    "from the instruction bank (held-out or training topics, held-out or training wordings)")
     ap.add_argument("--draft-only", default="", help="with --draft: only these splits (comma-separated)")
     ap.add_argument("--cache", default="runs/tree-calibration.pt", help="recorded trees (reused when present)")
     args = ap.parse_args(argv)
@@ -131,7 +160,9 @@ def main(argv=None):
     train = [r["instruction"] for r in random.Random(0).sample(all_train[: args.train_pool], args.prompts)]
     splits = [("heldout", held), ("train", train)]
     unseen = all_train[args.train_pool:]  # training-split rows after the pool (session 23: extension x3, then unseen)
-    if args.unseen and unseen:
+    if args.mixed:
+        splits = mixed_splits(args.prompts, exclude={r["instruction"] for r in all_train})
+    elif args.unseen and unseen:
         splits.append(("unseen", [r["instruction"] for r in random.Random(0).sample(unseen, min(args.prompts, len(unseen)))]))
     data = torch.load(cache) if cache.exists() else {}
     todo = [(name, instr) for name, instr in splits if name not in data]
@@ -152,17 +183,24 @@ def main(argv=None):
             print(f"recorded {name}: {len(instr)} prompts in {time.perf_counter() - t0:.0f} s", flush=True)
         cache.parent.mkdir(parents=True, exist_ok=True)
         torch.save(data, cache)
-    tables = {k: node_table(v) for k, v in data.items()}
-    for k in ("train", "heldout"):
-        calibration_report(tables[k], k, max(DEPTHS))
-    params = fit_logistic(tables["train"], max(DEPTHS))
-    print("\nper-depth logistic maps fitted on the training split (a, b):",
-          {d: (round(a, 3), round(b, 3)) for d, (a, b) in params.items()})
-    print("\ntau (greedy, replay)   " + "  ".join(f"{t:>3d}/{d}" for t in TOTALS for d in (3, 5, 7) if d <= 7))
-    for name, fn in (("raw", raw), ("calibrated", calibrated(params))):
+    rankers = [("raw", raw)]
+    if not args.mixed:
+        tables = {k: node_table(data[k]) for k in ("train", "heldout")}
+        for k in ("train", "heldout"):
+            calibration_report(tables[k], k, max(DEPTHS))
+        params = fit_logistic(tables["train"], max(DEPTHS))
+        print("\nper-depth logistic maps fitted on the training split (a, b):",
+              {d: (round(a, 3), round(b, 3)) for d, (a, b) in params.items()})
+        rankers.append(("calibrated", calibrated(params)))
+    width = max(len(s) for s, _ in splits)
+    print(f"\ntau (greedy, replay)  {'':{width}s}" + "  ".join(f"{t:>3d}/{d}" for t in TOTALS for d in (3, 5, 7)))
+    results = {}
+    for name, fn in rankers:
         for split, _ in splits:
-            vals = trees_tau(data[split], [(t, d) for t in TOTALS for d in (3, 5, 7)], fn).values()
-            print(f"{name:10s} {split:8s}    " + "  ".join(f"{v:5.3f}" for v in vals), flush=True)
+            results[name, split] = trees_tau(data[split], [(t, d) for t in TOTALS for d in (3, 5, 7)], fn)
+            print(f"{name:10s} {split:{width}s}    " + "  ".join(f"{v:5.3f}" for v in results[name, split].values()),
+                  flush=True)
+    return results
 
 
 if __name__ == "__main__":

@@ -324,3 +324,21 @@ def test_self_instruct_trial_accounts_for_every_answer(corpus, capsys):
     out = capsys.readouterr().out
     assert " distinct seed requests of 4; " in out
     assert out.count(" kept (") == 2
+
+
+def test_tree_calibration_mixed_splits_on_the_embedded_model(corpus, tmp_path, capsys):
+    """scripts/tree_calibration.py --mixed: the four topic x wording splits drawn afresh, the shipped EAGLE-3 head's
+    trees recorded and replayed on each, and the draft's chain tau per split."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from tree_calibration import MIXED, TOTALS, main
+
+    results = main(["--corpus", str(corpus), "--mixed", "--prompts", "2", "--max-new-tokens", "6", "--draft",
+                    "--cache", str(tmp_path / "trees.pt")])
+    names = [m[0] for m in MIXED]
+    assert list(results) == [("raw", n) for n in names]
+    for table in results.values():
+        assert len(table) == len(TOTALS) * 3
+        assert all(1.0 <= tau <= 1 + d for (_, d), tau in table.items())
+    out = capsys.readouterr().out
+    assert all(f"draft {n}" in out for n in names) and "recorded topics-held/wording-held: 2 prompts" in out
+    assert (tmp_path / "trees.pt").exists()

@@ -59,3 +59,63 @@ def test_logistic_fit_recovers_a_known_map():
     got = fit_logistic(table, 2)
     assert got[1] == pytest.approx((2.0, 0.5), abs=0.15)
     assert got[2] == pytest.approx((0.7, -0.4), abs=0.15)
+
+
+def _tagged_bank():
+    """The wide bank with every list replaced by one item naming its split, so a draw shows where each part came
+    from."""
+    from corpus_instructions import InstructionBank
+
+    bank = InstructionBank(0, wide=True)
+    for split, parts in bank.parts.items():
+        for key in parts:
+            if key == "subj:pair":
+                parts[key] = [(f"{split}-subjA", f"{split}-subjB")]
+            elif key.startswith("subj:"):
+                parts[key] = [f"{split}-subj"]
+            elif key.startswith("kind:"):
+                pair = bank.kinds["train"][key[5:]][0] == "pair"
+                parts[key] = [f"{split}-wording " + ("{a} {b}" if pair else "{x}")]
+            else:
+                parts[key] = [f"{split}-{key}"]
+    return bank
+
+
+@pytest.mark.parametrize("subjects,wording", [("train", "train"), ("heldout", "train"), ("train", "heldout"),
+                                              ("heldout", "heldout")])
+def test_mixed_draws_take_topics_from_one_split_and_wordings_from_the_other(subjects, wording):
+    bank = _tagged_bank()
+    rng = random.Random(1)
+    other = {"train": "heldout", "heldout": "train"}
+    kinds = set()
+    for _ in range(400):
+        kind, text = bank.sample(subjects, rng, phrasings=wording)
+        kinds.add(kind)
+        text = text.lower()  # a problem's phrasing is capitalised
+        assert f"{subjects}-subj" in text and f"{other[subjects]}-subj" not in text, text
+        assert f"{wording}-wording" in text and f"{other[wording]}-" not in text.replace(f"{subjects}-subj", ""), text
+    # training wordings include the wide bank's extra kinds; held-out ones only the base kinds
+    assert len(kinds) >= (30 if wording == "train" else 20)
+    assert kinds <= set(bank.kinds[wording])
+
+
+def test_a_split_with_its_own_wordings_draws_as_before():
+    from corpus_instructions import InstructionBank
+
+    bank = InstructionBank(0, wide=True)
+    a, b = random.Random(3), random.Random(3)
+    for split in ("train", "heldout") * 50:
+        assert bank.sample(split, a) == bank.sample(split, b, phrasings=split)
+
+
+def test_mixed_splits_are_fresh_and_distinct():
+    from tree_calibration import MIXED, mixed_splits
+
+    first = mixed_splits(6)
+    taken = {t for _, texts in first for t in texts[:3]}
+    again = mixed_splits(6, exclude=taken)
+    assert [n for n, _ in first] == [m[0] for m in MIXED] == [n for n, _ in again]
+    for _, texts in again:
+        assert len(texts) == 6 and len(set(texts)) == 6 and not set(texts) & taken
+    every = [t for _, texts in first for t in texts]
+    assert len(every) == len(set(every))  # no instruction in two splits
