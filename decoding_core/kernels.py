@@ -9,15 +9,18 @@ verify pass cost 1.55x a 1-token pass (with this kernel: 1.17x).
 
 What: the weight [O, K] is copied once into blocks of 64 output columns, each block stored k-major
 ([O/64][K][64], zero-padded), so that one block streams contiguously while the kernel keeps up to 6 rows x 64
-outputs of float32 accumulators in registers, broadcasting one input value per row and k, and prefetches the
-block ahead; a matrix with few blocks is shared out in half blocks so that both threads get work. Each output
+outputs of float32 accumulators in registers (AVX-512; 6 rows x 16 outputs with AVX2's or NEON's fewer, narrower
+registers), broadcasting one input value per row and k, and prefetches the block ahead; on AVX-512 a matrix with few
+blocks is shared out in half blocks so that both threads get work. Each output
 is the plain sequential sum over k (one accumulator lane per output), so a row's
 result does not depend on how many rows are in the batch (batch-invariant: a 5-row verify pass gives the same
 logits for its first row as a 1-row pass) and agrees with torch's linear to float32 rounding (~1e-4 on these
 models; tested).
 
-How it is built: a C file (GCC vector extensions, so the compiler emits AVX-512, AVX2 or NEON as the processor
-has them; OpenMP for the threads) compiled once with the system's C compiler (``cc``; about 1 s) into the
+How it is built: a C file (GCC vector extensions in the processor's own vector width, so the compiler emits
+AVX-512, AVX2 or NEON as the processor has them; until session 29 the vectors were 16 floats everywhere, which GCC
+keeps on the stack on an AVX2 processor: there the kernel ran 3-10x slower than oneDNN's and the layout measurement
+never chose it; OpenMP for the threads) compiled once with the system's C compiler (``cc``; about 1 s) into the
 cache folder, keyed by the source, the compiler and the processor's flags, and called with ctypes. The library
 links ``libgomp.so.1``, which torch has already loaded, so it shares torch's OpenMP threads (two runtimes on
 two cores would fight). Where there is no compiler or the build fails, ``available()`` is False with the reason
@@ -44,63 +47,89 @@ SOURCE = r"""
 #include <string.h>
 #include <omp.h>
 
-typedef float v16 __attribute__((vector_size(64)));
+/* One vector register's worth of floats: 16 with AVX-512, 8 with AVX/AVX2, 4 elsewhere (NEON, SSE). A wider GCC
+   vector than the processor has is kept on the stack, not in registers (a 64-byte vector on an AVX2 EPYC made the
+   kernel ~10x slower than oneDNN's), so the kernel is written in the native width. */
+#if defined(__AVX512F__)
+#define VW 16
+#elif defined(__AVX__)
+#define VW 8
+#else
+#define VW 4
+#endif
+typedef float vec __attribute__((vector_size(VW * 4)));
 
-static inline v16 ld(const float* p) { v16 v; memcpy(&v, p, 64); return v; }
-static inline void st(float* p, v16 v) { memcpy(p, &v, 64); }
+static inline vec ld(const float* p) { vec v; memcpy(&v, p, VW * 4); return v; }
+static inline void st(float* p, vec v) { memcpy(p, &v, VW * 4); }
 
 #define PF 16  /* prefetch this many k-steps (16 x 256 B) ahead */
 
-/* kern<MB>_<NV>: MB rows x NV vectors of 16 outputs, starting at column c0 of the block (NV = 4: the whole
-   block; NV = 2: one half, so that two threads can share a matrix with few blocks). */
+/* kern<MB>_<NV>: MB rows x NV vectors of VW outputs, starting at column c0 of the block. */
 #define KERNEL(MB, NV)                                                                              \
 static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0, \
                             int64_t c0) {                                                           \
-    v16 acc[MB][NV];                                                                                \
-    for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (v16){0};                \
+    vec acc[MB][NV];                                                                                \
+    for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (vec){0};                \
     for (int64_t k = 0; k < K; k++) {                                                               \
         const float* w = wb + k * 64 + c0;                                                          \
-        for (int j = 0; j < NV; j++) __builtin_prefetch(w + PF * 64 + 16 * j, 0, 3);               \
-        v16 wv[NV];                                                                                 \
-        for (int j = 0; j < NV; j++) wv[j] = ld(w + 16 * j);                                        \
+        for (int j = 0; j < NV; j += 64 / (4 * VW) > 0 ? 64 / (4 * VW) : 1)                         \
+            __builtin_prefetch(w + PF * 64 + VW * j, 0, 3);                                         \
+        vec wv[NV];                                                                                 \
+        for (int j = 0; j < NV; j++) wv[j] = ld(w + VW * j);                                        \
         for (int m = 0; m < MB; m++) {                                                              \
-            v16 xb = (v16){0} + x[m * K + k];                                                       \
+            vec xb = (vec){0} + x[m * K + k];                                                       \
             for (int j = 0; j < NV; j++) acc[m][j] += xb * wv[j];                                   \
         }                                                                                           \
     }                                                                                               \
-    int64_t n = O - o0 - c0 < 16 * NV ? O - o0 - c0 : 16 * NV;                                      \
+    int64_t n = O - o0 - c0 < VW * NV ? O - o0 - c0 : VW * NV;                                      \
     for (int m = 0; m < MB; m++) {                                                                  \
         float* yr = y + m * O + o0 + c0;                                                            \
-        if (n == 16 * NV) { for (int j = 0; j < NV; j++) st(yr + 16 * j, acc[m][j]); }              \
-        else { float t[64]; for (int j = 0; j < NV; j++) st(t + 16 * j, acc[m][j]);                 \
+        if (n == VW * NV) { for (int j = 0; j < NV; j++) st(yr + VW * j, acc[m][j]); }              \
+        else { float t[64]; for (int j = 0; j < NV; j++) st(t + VW * j, acc[m][j]);                 \
                for (int64_t i = 0; i < n; i++) yr[i] = t[i]; }                                      \
     }                                                                                               \
 }
+typedef void (*kern_fn)(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t);
+
+/* A unit of work is 6 rows x some outputs of one block, as many accumulators as the registers hold (6 x NV
+   accumulators + NV weights + 1 broadcast). With AVX-512 (32 registers of 16 floats): the whole block of 64 outputs,
+   or half of it where a matrix has fewer than 8 blocks per thread, so that both threads get the same amount of
+   work. With AVX2 (16 registers of 8) and NEON (32 of 4): a quarter block, 16 outputs. */
+#if VW == 16
 KERNEL(1, 4) KERNEL(2, 4) KERNEL(3, 4) KERNEL(4, 4) KERNEL(5, 4) KERNEL(6, 4)
 KERNEL(1, 2) KERNEL(2, 2) KERNEL(3, 2) KERNEL(4, 2) KERNEL(5, 2) KERNEL(6, 2)
-
-typedef void (*kern_fn)(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t);
 static const kern_fn WHOLE[7] = {0, kern1_4, kern2_4, kern3_4, kern4_4, kern5_4, kern6_4};
 static const kern_fn HALF[7] = {0, kern1_2, kern2_2, kern3_2, kern4_2, kern5_2, kern6_2};
+#define UNITS_PER_BLOCK(nb, threads) ((nb) < 8 * (int64_t)(threads) ? 2 : 1)
+#define TABLE(per) ((per) == 2 ? HALF : WHOLE)
+#elif VW == 8
+KERNEL(1, 2) KERNEL(2, 2) KERNEL(3, 2) KERNEL(4, 2) KERNEL(5, 2) KERNEL(6, 2)
+static const kern_fn QUARTER[7] = {0, kern1_2, kern2_2, kern3_2, kern4_2, kern5_2, kern6_2};
+#define UNITS_PER_BLOCK(nb, threads) 4
+#define TABLE(per) QUARTER
+#else
+KERNEL(1, 4) KERNEL(2, 4) KERNEL(3, 4) KERNEL(4, 4) KERNEL(5, 4) KERNEL(6, 4)
+static const kern_fn QUARTER[7] = {0, kern1_4, kern2_4, kern3_4, kern4_4, kern5_4, kern6_4};
+#define UNITS_PER_BLOCK(nb, threads) 4
+#define TABLE(per) QUARTER
+#endif
 
-/* y[M, O] = x[M, K] @ W^T (+ bias), W stored as blocks [ceil(O/64)][K][64]. A matrix with fewer than 8 blocks per
-   thread is shared out in half blocks, so that both threads get the same amount of work. */
+/* y[M, O] = x[M, K] @ W^T (+ bias), W stored as blocks [ceil(O/64)][K][64]. */
 void blocked_linear(const float* x, const float* wb, const float* bias, float* y,
                     int64_t M, int64_t K, int64_t O, int threads) {
     int64_t nb = (O + 63) / 64;
-    int halves = nb < 8 * (int64_t)threads;
-    int64_t units = halves ? 2 * nb : nb;
-    const kern_fn* table = halves ? HALF : WHOLE;
+    int64_t per = UNITS_PER_BLOCK(nb, threads), units = per * nb, width = 64 / per;
+    const kern_fn* table = TABLE(per);
     #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t u = 0; u < units; u++) {
-        int64_t b = halves ? u / 2 : u, c0 = halves ? 32 * (u % 2) : 0;
+        int64_t b = u / per, c0 = width * (u % per);
         if (b * 64 + c0 >= O) continue;
         const float* w = wb + b * K * 64;
         int64_t o0 = b * 64, m = 0;
         for (; m + 6 <= M; m += 6) table[6](x + m * K, K, w, y + m * O, O, o0, c0);
         if (M > m) table[M - m](x + m * K, K, w, y + m * O, O, o0, c0);
         if (bias) {
-            int64_t n = O - o0 - c0 < (halves ? 32 : 64) ? O - o0 - c0 : (halves ? 32 : 64);
+            int64_t n = O - o0 - c0 < width ? O - o0 - c0 : width;
             for (int64_t r = 0; r < M; r++) for (int64_t i = 0; i < n; i++) y[r * O + o0 + c0 + i] += bias[o0 + c0 + i];
         }
     }
@@ -137,6 +166,11 @@ def build(force: bool = False) -> Path:
     path = _library_path()
     if path.exists() and not force:
         return path
+    return compile_library(path, FLAGS)
+
+
+def compile_library(path: Path, flags=FLAGS) -> Path:
+    """Compile SOURCE with ``flags`` into ``path`` (the tests build each vector width the processor runs this way)."""
     compiler = _compiler()
     if compiler is None:
         raise RuntimeError("no C compiler (cc) on this machine")
@@ -145,12 +179,20 @@ def build(force: bool = False) -> Path:
         src = Path(tmp) / "blocked.c"
         src.write_text(SOURCE)
         out = Path(tmp) / "blocked.so"
-        done = subprocess.run([compiler, *FLAGS, str(src), "-o", str(out)], capture_output=True, text=True, check=False,
+        done = subprocess.run([compiler, *flags, str(src), "-o", str(out)], capture_output=True, text=True, check=False,
                               timeout=120)
         if done.returncode != 0:
             raise RuntimeError(f"the kernel did not compile: {(done.stderr or done.stdout).strip()[:300]}")
         os.replace(out, path)  # atomic: a parallel build never leaves half a file
     return path
+
+
+def bind(path: Path):
+    """The library's blocked_linear as a ctypes function."""
+    fn = ctypes.CDLL(str(path)).blocked_linear
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctypes.c_int]
+    return fn
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,10 +205,7 @@ def _library():
         _reason = f"built and tested on Linux only (this is {platform.system()})"
         return None
     try:
-        lib = ctypes.CDLL(str(build()))
-        fn = lib.blocked_linear
-        fn.restype = None
-        fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctypes.c_int]
+        fn = bind(build())
         if not _self_test(fn):
             _reason = "the compiled kernel gave wrong results on a small case"
             return None

@@ -122,7 +122,8 @@ def batches(seqs: list[tuple[list[int], int]], batch_tokens: int, rng: random.Ra
 
 
 BF16_HELP = ("bfloat16 autocast for the matmuls (weights, optimizer and losses stay float32): faster where the CPU has "
-             "AMX / AVX512-BF16 (an EAGLE-3 step 8.5 -> 6.2 s, a draft step 1.9 -> 1.7 s on a 2-core Xeon with AMX)")
+             "AMX / AVX512-BF16 (an EAGLE-3 step 8.5 -> 6.2 s, a draft step 1.9 -> 1.7 s on a 2-core Xeon with AMX); ignored "
+             "(float32, said in the log and the manifest) on a CPU with AVX2 only, where it runs several times slower")
 
 
 def autocast(enabled: bool):
@@ -130,9 +131,23 @@ def autocast(enabled: bool):
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=enabled)
 
 
-def precision(bf16: bool) -> str:
-    """What a manifest records as training.precision."""
-    return "bfloat16 autocast (float32 weights, optimizer and losses)" if bf16 else "float32"
+# CPUs whose bfloat16 matmuls are emulated slowly (torch.backends.cpu.get_cpu_capability()): on a 2-core AMD EPYC
+# with AVX2 only (2026-12-05) --bf16 made the EAGLE-3 warm-start evaluation 6.2x slower (83.0 s against 13.3 s) and
+# a training step over 4x slower (5 steps not done after 9.5 min; float32: 141 s)
+SLOW_BF16 = ("AVX2", "DEFAULT", "NO AVX")
+
+
+def bf16_is_fast() -> bool:
+    """Whether bfloat16 autocast pays on this CPU (AVX-512 or AMX); DECODING_LAB_FORCE_BF16=1 says yes anyway."""
+    return os.environ.get("DECODING_LAB_FORCE_BF16") == "1" or torch.backends.cpu.get_cpu_capability() not in SLOW_BF16
+
+
+def precision(args) -> str:
+    """What a manifest records as training.precision (args.bf16 as start_run left it)."""
+    if args.bf16:
+        return "bfloat16 autocast (float32 weights, optimizer and losses)"
+    return "float32 (--bf16 asked; float32 instead: slow bfloat16 on this CPU)" if getattr(args, "bf16_asked", False) \
+        else "float32"
 
 
 def lr_at(step: int, total: int, peak: float, warmup: int) -> float:
@@ -169,7 +184,13 @@ def start_run(args) -> tuple[Path, Path, "Logger"]:
     work, out = ROOT / args.work, ROOT / args.out
     work.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
-    return work, out, Logger(work / "train.log")
+    log = Logger(work / "train.log")
+    args.bf16_asked = bool(getattr(args, "bf16", False))
+    if args.bf16_asked and not bf16_is_fast():
+        args.bf16 = False
+        log(f"--bf16 ignored: this CPU ({torch.backends.cpu.get_cpu_capability()}) has no AVX-512 or AMX, where bfloat16 "
+            "autocast runs several times slower than float32; DECODING_LAB_FORCE_BF16=1 uses it anyway")
+    return work, out, log
 
 
 def save_checkpoint(path: Path, **state):

@@ -290,7 +290,7 @@ def main(argv=None):
                      "distribution (distillation)" if args.distill else "") + (
                          f" + {args.w_soft} x soft cross-entropy against the target's distribution over the draft "
                          f"vocabulary (from {args.features})" if args.features else ""), "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
-                     "precision": precision(args.bf16), "stored": "bfloat16" if args.store_bf16 else "float32"},
+                     "precision": precision(args), "stored": "bfloat16" if args.store_bf16 else "float32"},
         "losses": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else []),
         "heldout": {"loss": round(held_loss, 4), "top1_agreement": round(held_acc, 4),
                     **({f"loss_first_{args.opening}": round(opening[0], 4),

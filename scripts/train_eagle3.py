@@ -428,7 +428,7 @@ def main(argv=None):
                      "loss": "soft cross-entropy against the target's distribution over the draft vocabulary, at "
                              "answer positions whose target top-1 is in it; no feature loss",
                      "wall_s": round(wall, 1), "threads": torch.get_num_threads(),
-                     "precision": precision(args.bf16)},
+                     "precision": precision(args)},
         "losses": {"columns": ["step", "loss"] + [f"top1_depth{k + 1}" for k in range(args.ttt)],
                    "rows": curve[:: max(1, len(curve) // 100)] + ([curve[-1]] if curve else [])},
         "heldout_evals": {"columns": ["step"] + [f"top1_depth{k + 1}" for k in range(args.ttt)], "rows": evals},

@@ -110,3 +110,35 @@ def test_a_failed_build_says_why(monkeypatch, tmp_path):
     monkeypatch.setattr(kernels, "_library_path", lambda: tmp_path / "k.so")
     with pytest.raises(RuntimeError, match="no C compiler"):
         kernels.build()
+
+
+def _cpu_has(flag: str) -> bool:
+    try:
+        return any(flag in line.split() for line in open("/proc/cpuinfo") if line.startswith("flags"))
+    except OSError:
+        return False
+
+
+# Each vector width the kernel is written for, as this processor can run it: 4 floats (SSE, also NEON's width),
+# 8 (AVX2) and 16 (AVX-512). -march=native builds only one of them, so the others are compiled here on purpose.
+WIDTHS = [("sse", ["-march=x86-64"], "sse2"), ("avx2", ["-mavx2", "-mfma"], "avx2"), ("avx512", ["-mavx512f"], "avx512f")]
+
+
+@pytest.mark.skipif(kernels._compiler() is None or not _cpu_has("sse2"), reason="x86 with a C compiler only")
+@pytest.mark.parametrize("name,flags,cpu_flag", WIDTHS, ids=[w[0] for w in WIDTHS])
+def test_every_vector_width_equals_f_linear(name, flags, cpu_flag, tmp_path):
+    """Whole, half and quarter blocks (the AVX-512 split and the AVX2/NEON one) give F.linear, batch-invariantly."""
+    if not _cpu_has(cpu_flag):
+        pytest.skip(f"this processor has no {cpu_flag}")
+    base = [f for f in kernels.FLAGS if not f.startswith("-march")]
+    fn = kernels.bind(kernels.compile_library(tmp_path / f"blocked-{name}.so", (*base, *flags)))
+    gen = torch.Generator().manual_seed(7)
+    for out_features, in_features in ((70, 20), (1100, 24), (2000, 7)):
+        w = torch.randn(out_features, in_features, generator=gen)
+        b = torch.randn(out_features, generator=gen)
+        blocks = kernels.pack(w)
+        x = torch.randn(13, in_features, generator=gen)
+        full = kernels._call(fn, x, blocks, b, out_features)
+        torch.testing.assert_close(full, F.linear(x, w, b), rtol=1e-5, atol=1e-5)
+        for rows in (1, 2, 5, 6, 7):
+            assert torch.equal(kernels._call(fn, x[:rows], blocks, b, out_features), full[:rows])
