@@ -278,6 +278,8 @@ def choose_layout(model: torch.nn.Module, store: Path | None = None, rows: tuple
         decode_layout(model, forced)
         return dict(_chosen)
     key = f"{_machine_key(model)} | {','.join(usable)}"  # a layout that becomes available is measured anew
+    if "blocked" in usable:  # ... and so is a changed kernel (its library is named by its source, flags and processor)
+        key += f" | {kernels._library_path().stem}"
     known = _read_store(store)
     if key in known and known[key].get("layout") in usable:
         choice = {**known[key], "source": f"measured earlier ({store})"}
