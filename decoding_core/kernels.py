@@ -72,7 +72,7 @@ static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y
     for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (vec){0};                \
     for (int64_t k = 0; k < K; k++) {                                                               \
         const float* w = wb + k * 64 + c0;                                                          \
-        for (int j = 0; j < NV; j += 64 / (4 * VW) > 0 ? 64 / (4 * VW) : 1)                         \
+        for (int j = 0; j < NV; j += 16 / VW) /* one prefetch per 64-byte line */                   \
             __builtin_prefetch(w + PF * 64 + VW * j, 0, 3);                                         \
         vec wv[NV];                                                                                 \
         for (int j = 0; j < NV; j++) wv[j] = ld(w + VW * j);                                        \

@@ -195,12 +195,10 @@ def test_choose_layout_measures_remembers_and_can_be_forced(tmp_path, monkeypatc
     if "blocked" in layout.available_layouts():  # a changed kernel (another library name) is measured anew
         from pathlib import Path
 
-        monkeypatch.setattr(layout.kernels, "_library_path", lambda: Path("/nowhere/blocked-0123456789abcdef.so"))
-        assert layout.choose_layout(_tiny_llama(), store, rounds=1)["source"] == "measured now"
-        assert layout.choose_layout(_tiny_llama(), store)["source"].startswith("measured earlier")
-        monkeypatch.undo()
-        monkeypatch.setattr(layout, "_chosen", {})
-        monkeypatch.delenv("DECODING_LAB_LAYOUT", raising=False)
+        with monkeypatch.context() as m:
+            m.setattr(layout.kernels, "_library_path", lambda: Path("/nowhere/blocked-0123456789abcdef.so"))
+            assert layout.choose_layout(_tiny_llama(), store, rounds=1)["source"] == "measured now"
+            assert layout.choose_layout(_tiny_llama(), store)["source"].startswith("measured earlier")
     # a damaged store is measured again and rewritten
     store.write_text("{not json")
     assert layout.choose_layout(_tiny_llama(), store, rounds=1)["source"] == "measured now"
