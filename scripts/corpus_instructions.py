@@ -490,6 +490,160 @@ EXTRA_SELF_INSTRUCT = [
 ]
 
 
+# ---- The fresh bank (``InstructionBank(fresh=True)``, make_corpus.py --fresh-bank): subjects found in no other
+# list, for an extension whose training instructions are ALL about new subjects (the wide bank's kinds, phrasings,
+# contexts and constraints). Measured reason (docs/tree-calibration-s29.log): on fresh instructions the drafts lose
+# 0.14-0.33 tau to held-out topics and nothing to held-out wording, so the training side needs more subjects.
+# Subjects sharing a content word with a held-out subject are dropped when the bank is built.
+FRESH_TOPICS = [
+    # science and nature
+    "the water table", "aquifers", "estuaries", "sand dunes", "river deltas", "waterfalls", "hot springs",
+    "the Earth's core", "minerals", "gemstones", "marble", "limestone", "erosion", "landslides", "avalanches",
+    "monsoons", "heatwaves", "hailstorms", "dew", "frost", "the jet stream", "El Nino", "sea levels",
+    "the Milky Way", "the asteroid belt", "Jupiter's moons", "Venus", "Mercury", "Pluto", "meteor showers",
+    "sunspots", "telescopes", "the International Space Station", "spacesuits", "gravity on other planets",
+    "metabolism", "the liver", "the spine", "teeth", "skin", "hair", "fingerprints", "sneezing", "yawning",
+    "hiccups", "goosebumps", "fever", "headaches", "sunburn", "body temperature", "reflexes", "balance",
+    "photosynthesis in algae", "fungi", "lichens", "ferns", "pine trees", "maple syrup", "cotton", "rubber trees",
+    "silk", "wool", "leather", "pigments", "dyes", "perfume", "candles", "matches", "fireworks", "magnifying glasses",
+    "mirrors", "prisms", "echoes", "ultrasound", "x-rays", "MRI scanners", "thermometers", "barometers",
+    "compasses", "sundials", "clocks", "springs", "gears", "engines", "jet engines", "sails", "parachutes",
+    "hot-air balloons", "gliders", "bridges made of rope",
+    # animals
+    "koalas", "lemurs", "meerkats", "platypuses", "armadillos", "porcupines", "raccoons", "squirrels", "moles",
+    "foxes", "lynxes", "polar bears", "walruses", "manatees", "orcas", "narwhals", "starfish", "sea urchins",
+    "squid", "lobsters", "snails", "slugs", "moths", "dragonflies", "grasshoppers", "termites", "wasps",
+    "woodpeckers", "pelicans", "albatrosses", "swans", "peacocks", "ostriches", "vultures", "toucans",
+    "iguanas", "geckos", "tortoises", "axolotls", "piranhas", "eels", "trout", "donkeys", "goats", "llamas",
+    "pigs", "ducks", "guide dogs", "sheepdogs", "animal tracks",
+    # technology and making things
+    "printers", "scanners", "headphones", "microphones", "loudspeakers", "keyboards", "computer mice",
+    "USB cables", "chargers", "power banks", "solar chargers", "smart homes", "home routers", "passwords managers",
+    "backups", "file formats", "fonts", "web design", "mobile apps", "app stores", "online maps", "ride-sharing apps",
+    "food delivery apps", "online banking", "contactless payment", "vending machines", "ATMs", "cash registers",
+    "self-checkout", "parcel lockers", "postal services", "newspapers", "magazines", "radio plays", "audiobooks",
+    "typewriters", "fountain pens", "pencils", "erasers", "notebooks", "sticky notes", "calculators", "abacuses",
+    "sewing machines", "washing machines", "dishwashers", "vacuum cleaners", "toasters", "blenders", "ovens",
+    "pressure cookers", "air conditioning", "central heating", "insulation", "double glazing", "roofs",
+    "plumbing", "bricks", "scaffolding", "cranes", "tractors", "combine harvesters", "greenhouses",
+    "irrigation", "wells", "windmills", "water wheels", "locks on canals", "ferries", "cargo ships", "ports",
+    "airports", "runways", "train stations", "subways", "trams", "buses", "taxis", "scooters", "motorbikes",
+    "seat belts", "airbags", "speed bumps", "roundabouts", "parking", "road signs",
+    # people, society and history
+    "the Byzantine Empire", "the Persian Empire", "the Khmer Empire", "the Hanseatic League", "the Normans",
+    "the Celts", "the Etruscans", "the Olmecs", "the Zulu kingdom", "the Mali Empire", "Timbuktu", "Petra",
+    "Stonehenge", "the pyramids of Giza", "the Colosseum", "Pompeii", "Angkor Wat", "Machu Picchu",
+    "the Terracotta Army", "the Hanging Gardens", "the Library of Alexandria", "the Magna Carta",
+    "the Reformation", "the Enlightenment", "the Gold Rush", "the Titanic", "the first airplane flight",
+    "the history of the toothbrush", "the history of glasses", "the history of the piano", "the history of soap",
+    "the history of ice cream", "the history of pizza", "the history of tea", "the history of maps",
+    "the history of clocks", "the history of the post office", "the history of football", "the history of jeans",
+    "town halls", "parliaments", "constitutions", "courts", "lawyers", "contracts", "copyright", "patents",
+    "census counts", "passports", "visas", "borders", "embassies", "flags", "national anthems", "public holidays",
+    "birthdays", "anniversaries", "family trees", "grandparents", "siblings", "twins", "neighbours", "pen pals",
+    "community gardens", "farmers' markets", "flea markets", "second-hand shops", "repair cafes",
+    "public transport", "car sharing", "carpooling", "traffic jams", "rush hour", "night shifts", "shift work",
+    "teachers", "nurses", "pilots", "plumbers", "electricians", "architects", "journalists", "translators",
+    "librarians", "farmers", "fishermen", "bakers", "chefs", "tailors", "carpenters", "mechanics", "vets",
+    # daily life, learning and hobbies
+    "homework", "revision", "flashcards", "group projects", "school uniforms", "school lunches", "recess",
+    "field trips", "science fairs", "spelling bees", "debate clubs", "student councils", "graduation",
+    "gap years", "studying abroad", "learning online", "tutoring", "mentors", "apprenticeships",
+    "household chores", "ironing", "folding clothes", "tidying a bedroom", "organising a desk", "decluttering",
+    "moving boxes", "painting a room", "wallpaper", "fixing a leaky tap", "changing a light bulb", "hanging a picture",
+    "picnics", "barbecues", "potluck dinners", "birthday cakes", "lunch boxes", "breakfast", "snacks", "leftovers",
+    "frozen food", "canned food", "farm animals", "pet care", "walking a dog", "training a puppy", "adopting a cat",
+    "kayaking", "canoeing", "sailing", "snorkelling", "scuba diving", "ice skating", "skateboarding",
+    "roller skating", "archery", "fencing", "horse riding", "gymnastics", "weightlifting", "table football",
+    "bowling", "darts", "snooker", "mini golf", "escape rooms", "treasure hunts", "scavenger hunts", "puzzles",
+    "riddles", "tongue twisters", "limericks", "haiku", "sonnets", "short stories", "diaries", "letters",
+    "postcards", "scrapbooks", "photo albums", "bird songs", "whistling", "humming", "the guitar", "the flute",
+    "the harp", "the trumpet", "the saxophone", "the cello", "the accordion", "the ukulele", "folk dancing",
+    "salsa dancing", "tap dancing", "street art", "murals", "graffiti", "mosaics", "stained glass", "ceramics",
+    "jewellery making", "candle making", "soap making", "bookbinding", "crochet", "quilting", "weaving",
+    "flower arranging", "bonsai", "herb gardens", "window boxes", "lawns", "hedges", "ponds", "bird baths",
+    # places
+    "Portugal", "Spain", "Italy", "Germany", "Poland", "Finland", "Sweden", "Denmark", "Ireland", "Wales",
+    "Turkey", "Egypt", "Ethiopia", "Nigeria", "Ghana", "Tanzania", "Madagascar", "Chile", "Colombia", "Cuba",
+    "Jamaica", "Thailand", "the Philippines", "Malaysia", "Nepal", "Mongolia", "Fiji", "Hawaii", "Alaska",
+    "the Rocky Mountains", "the Amazon River", "the Yangtze", "the Ganges", "Lake Baikal", "the Caribbean",
+    "the Baltic Sea", "the Black Sea", "the Gobi Desert", "the Atacama Desert", "Patagonia", "the Serengeti",
+    "Yellowstone", "Niagara Falls", "Mount Fuji", "Kilimanjaro", "Berlin", "Madrid", "Athens", "Mumbai",
+    "Bangkok", "Hanoi", "Nairobi", "Lagos", "Buenos Aires", "Mexico City", "Toronto", "Chicago", "San Francisco",
+]
+
+FRESH_DISHES = [
+    "a vegetable lasagne", "chicken noodle soup", "a tuna sandwich", "blueberry muffins", "a cheese omelette",
+    "oatmeal cookies", "a bean burrito", "corn bread", "a mushroom pie", "fish cakes", "a Greek salad",
+    "sushi rolls", "spring rolls", "a lemon tart", "brownies", "pumpkin soup", "a chickpea curry", "waffles",
+    "french toast", "a baked potato", "coleslaw", "a spinach quiche", "a peach cobbler", "gingerbread",
+    "a rice bowl with tofu", "spaghetti with meatballs", "a vegetable pizza", "hot chocolate", "a milkshake",
+    "overnight oats", "a couscous salad", "a pasta bake",
+]
+
+FRESH_SITUATIONS = [
+    "requesting a quote from a plumber", "inviting my grandparents to Sunday lunch", "telling a client a project will slip",
+    "welcoming pupils to a new term", "confirming a dentist appointment", "introducing a new policy at work",
+    "apologising to a customer for a rude reply", "requesting a day of remote work", "inviting my team to lunch",
+    "telling guests the party venue has changed", "requesting information about bin collection days",
+    "offering to organise a charity run", "requesting to join a book club", "congratulating a cousin on graduating",
+    "informing tenants about water works", "requesting a bigger desk", "proposing a new idea to my boss",
+    "saying goodbye to my team", "inquiring about allergies at a restaurant", "welcoming a new neighbour",
+    "requesting mentoring from a senior engineer", "sending birthday wishes to a coworker",
+    "reminding a friend to return a borrowed novel", "inquiring about a missing parcel", "inviting families to a concert",
+]
+
+FRESH_GOALS = [
+    "learning to juggle", "running a first half marathon", "building a bookshelf", "drinking less coffee",
+    "learning French in a year", "visiting every museum in my city", "cooking every meal at home for a month",
+    "keeping a gratitude diary", "learning to knit a scarf", "raising money for a local shelter",
+    "planting a small orchard", "getting a driving licence", "writing a short film", "learning chess properly",
+    "organising a neighbourhood clean-up", "starting a blog", "making a family photo book",
+    "learning first aid", "swimming a mile", "painting the kitchen", "planning a camping weekend",
+    "preparing for a marathon", "learning to bake bread", "keeping a budget for a year", "visiting a new country",
+]
+
+FRESH_PROBLEMS = [
+    "my bike chain keeps falling off", "I always lose my keys", "my coffee tastes bitter", "my shoes smell",
+    "I eat too late at night", "my cat scratches the sofa", "I can't wake up early", "my inbox is a mess",
+    "I talk too fast when I'm nervous", "my tomatoes have yellow leaves", "I get headaches at work",
+    "my flat is cold in winter", "I never finish books I start", "my friends always cancel plans",
+    "my phone battery dies quickly", "I can't stick to a budget", "my handwriting is hard to read",
+    "I get bored at my job", "my kids fight over the computer", "my bread does not rise",
+    "I feel shy at parties", "my desk is always messy", "I get lost in new cities",
+    "my neighbour's tree blocks my light", "I can't remember what I read",
+]
+
+FRESH_SCENARIOS = [
+    "a baker and a customer who wants a birthday cake", "a mechanic and a driver", "a vet and a worried dog owner",
+    "two hikers lost in fog", "a museum guide and a curious child", "a pharmacist and a customer",
+    "a taxi driver and a passenger late for a flight", "a hotel receptionist and a guest", "a coach and a nervous swimmer",
+    "a gardener and a neighbour", "two students studying for a test", "a journalist and a mayor",
+    "a bus driver and a tourist", "a grandmother and her grandson", "a ship captain and a sailor",
+    "a scientist and a reporter", "two robots meeting for the first time", "a king and a jester",
+    "a landlord and a tenant", "a referee and a football player",
+]
+
+FRESH_SEEDS = [
+    "a painted door", "a bicycle that could fly", "a lost puppy in the snow", "a clock tower", "a secret recipe",
+    "a library book that talks", "a snowman who wants to see summer", "a tiny island", "a golden feather",
+    "a boy who collects clouds", "a kite that escaped", "a moon made of cheese", "a wishing well",
+    "a sleepy volcano", "a pirate who was afraid of water", "a mouse in the opera house", "the night bus",
+    "a sock that lost its pair", "a giant's garden", "a note under the door", "a missing crown",
+    "a music box", "a fox and a crow", "a magic paintbrush", "an empty theatre",
+]
+
+FRESH_PAIRS = [
+    ("apples", "oranges"), ("trains", "buses"), ("hiking", "cycling"), ("pens", "pencils"), ("ebooks", "audiobooks"),
+    ("bees", "wasps"), ("owls", "hawks"), ("lions", "tigers"), ("rabbits", "hares"), ("moths", "butterflies"),
+    ("seas", "oceans"), ("hills", "mountains"), ("towns", "cities"), ("cars", "bicycles"), ("jam", "marmalade"),
+    ("rice", "pasta"), ("guitars", "ukuleles"), ("poems", "songs"), ("maps", "GPS"), ("letters", "emails"),
+    ("science", "art"), ("comedy", "drama"), ("breakfast", "dinner"), ("spring", "autumn"),
+]
+
+FRESH_SUBJECTS = {"topic": FRESH_TOPICS, "dish": FRESH_DISHES, "situation": FRESH_SITUATIONS, "goal": FRESH_GOALS,
+                  "problem": FRESH_PROBLEMS, "scenario": FRESH_SCENARIOS, "seed": FRESH_SEEDS, "pair": FRESH_PAIRS}
+
 def split_list(items: list, held_frac: float, rng: random.Random) -> tuple[list, list]:
     """(train, held-out) parts of a list, by a seeded shuffle; each part non-empty when len >= 2."""
     items = list(items)
@@ -502,11 +656,14 @@ class InstructionBank:
     """Splits every list once; ``sample(split, rng)`` draws (kind, instruction) from that split's parts.
 
     ``wide=True`` adds the EXTRA_* lists to the training parts after the split (no draw from the split's
-    random stream), so the held-out parts are the same with or without it."""
+    random stream), so the held-out parts are the same with or without it. ``fresh=True`` (implies ``wide``)
+    then replaces the training subjects with the FRESH_* lists, less any that share a content word with a
+    held-out subject or appear in any other list: an extension drawn from it is about new subjects only."""
 
-    def __init__(self, seed: int = 0, held_frac: float = 0.2, wide: bool = False):
+    def __init__(self, seed: int = 0, held_frac: float = 0.2, wide: bool = False, fresh: bool = False):
         rng = random.Random(seed)
-        self.wide = wide
+        wide = wide or fresh
+        self.wide, self.fresh = wide, fresh
         self.parts: dict[str, dict] = {"train": {}, "heldout": {}}
         for name, lst in SUBJECTS.items():
             tr, he = split_list(lst, held_frac, rng)
@@ -531,6 +688,13 @@ class InstructionBank:
             for name, lst in (("contexts", EXTRA_CONTEXTS), ("constraints", EXTRA_CONSTRAINTS),
                               ("self", EXTRA_SELF_INSTRUCT)):
                 train[name] = train[name] + lst
+        if fresh:  # training subjects only from the FRESH_* lists, less any that a held-out subject shares a word with
+            held_words = self.held_out_words()
+            known = {repr(x) for split in self.parts.values() for key, lst in split.items() if key.startswith("subj:")
+                     for x in lst}
+            for name, lst in FRESH_SUBJECTS.items():
+                self.parts["train"]["subj:" + name] = [x for x in lst if repr(x) not in known
+                                                      and not content_words(x) & held_words]
 
     def sample(self, split: str, rng: random.Random, phrasings: str | None = None) -> tuple[str, str]:
         """One templated instruction: (kind, text). ``phrasings`` (default: ``split``) takes the phrasing, context
@@ -573,13 +737,19 @@ class InstructionBank:
             if overlap:
                 raise AssertionError(f"{key}: {sorted(overlap)[:3]} in both splits")
         if self.wide:
-            held_words = {w for key, held in self.parts["heldout"].items()
-                          if key.startswith("subj:") and key != "subj:text" for x in held for w in content_words(x)}
-            for name, lst in EXTRA_SUBJECTS.items():
+            held_words = self.held_out_words()
+            added = FRESH_SUBJECTS if self.fresh else EXTRA_SUBJECTS
+            for name in added:
+                lst = self.parts["train"]["subj:" + name] if self.fresh else added[name]
                 for x in lst:
                     if content_words(x) & held_words:
                         raise AssertionError(f"added {name} {x!r} shares {sorted(content_words(x) & held_words)} "
                                              "with a held-out subject")
+
+    def held_out_words(self) -> set[str]:
+        """Content words of every held-out subject (passages to summarise aside)."""
+        return {w for key, held in self.parts["heldout"].items()
+                if key.startswith("subj:") and key != "subj:text" for x in held for w in content_words(x)}
 
 
 STOP_WORDS = {"the", "and", "for", "with", "from", "about", "your", "that", "this", "into", "what", "when", "how",

@@ -30,7 +30,9 @@ more instructions per one wanted (it writes few usable ones); ``--requests-only`
 reads as a user's request (corpus_instructions.looks_like_request: a question or a request opening, not the
 assistant's own voice or a statement); ``--self-temperature`` (with ``--self-min-p``) samples what the model
 writes instead of taking its greedy answer, so one seed request yields many phrasings (the answers the trainers
-learn stay greedy).
+learn stay greedy). ``--fresh-bank`` draws every training instruction about subjects found in no earlier
+list (corpus_instructions.FRESH_*): the drafts lose tau to new topics, not to new wording, so this extension adds
+topics.
 """
 from __future__ import annotations
 
@@ -164,7 +166,7 @@ def build_instructions(lm, args, log, splits=None, sample_seed=None, exclude=())
 
     The bank (and so the train/held-out split) always comes from --seed; ``sample_seed`` draws another
     sample from it (an extension), leaving out any instruction in ``exclude``."""
-    bank = InstructionBank(args.seed, wide=args.wide_bank)
+    bank = InstructionBank(args.seed, wide=args.wide_bank, fresh=args.fresh_bank)
     bank.check_disjoint()
     rng = random.Random(args.seed if sample_seed is None else sample_seed)
     rows = []
@@ -250,6 +252,9 @@ def main(argv=None):
     ap.add_argument("--wide-bank", action="store_true",
                     help="draw training instructions from the wide bank (more topics, kinds and phrasings, training "
                          "parts only; the held-out split is unchanged): corpus_instructions.EXTRA_*")
+    ap.add_argument("--fresh-bank", action="store_true",
+                    help="draw training instructions about new subjects only (the wide bank's kinds and phrasings, "
+                         "subjects from corpus_instructions.FRESH_*, none sharing a word with a held-out subject)")
     ap.add_argument("--requests-only", action="store_true",
                     help="keep only model-written instructions that read as a user's request (not the assistant's "
                          "voice or a statement): corpus_instructions.looks_like_request")
@@ -368,6 +373,7 @@ def write_manifest(out: Path, args, target_name: str) -> None:
             "command": "python scripts/make_corpus.py " + " ".join(sys.argv[1:]),
             "settings": {"extend": args.extend, "extend_seed": args.extend_seed, "self_share": args.self_share,
                          "self_tries": args.self_tries, "wide_bank": args.wide_bank,
+                         "fresh_bank": args.fresh_bank,
                          "requests_only": args.requests_only, "self_temperature": args.self_temperature,
                          "self_min_p": args.self_min_p,
                          "max_new_tokens": args.max_new_tokens, "dtype": args.dtype, "seed": args.seed,

@@ -16,7 +16,7 @@ from decoding_core.speculative import SpeculativeDecoder
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
-from train_common import bf16_is_fast  # noqa: E402
+from train_common import bf16_is_fast, corpus_rows  # noqa: E402
 
 
 def script(*args, timeout=600, env=None):
@@ -77,6 +77,32 @@ def corpus(tmp_path_factory):
     return d
 
 
+def test_fresh_bank_extension(corpus, tmp_path):
+    """--fresh-bank: an extension whose templated instructions name only new subjects (where the kind has a fresh
+    list); the base and held-out rows stay; the manifest records the setting."""
+    import shutil
+
+    import corpus_instructions as ci
+
+    d = tmp_path / "corpus"
+    shutil.copytree(corpus, d)
+    before = {split: corpus_rows(d, split) for split in ("train", "heldout")}
+    script("scripts/make_corpus.py", "--out", str(d), "--train", "10", "--heldout", "4", "--max-new-tokens", "8",
+           "--batch", "5", "--shard", "4", "--extend", "4", "--extend-seed", "5", "--fresh-bank", "--self-share", "0")
+    train = corpus_rows(d, "train")
+    assert train[:len(before["train"])] == before["train"] and corpus_rows(d, "heldout") == before["heldout"]
+    new = train[len(before["train"]):]
+    assert len(new) == 4 and all(r["answer_ids"] for r in new)
+    bank = ci.InstructionBank(0, fresh=True)
+    for r in new:
+        subject_list = bank.kinds["train"][r["kind"]][0]
+        subjects = bank.parts["train"]["subj:" + subject_list]
+        if subject_list in ci.FRESH_SUBJECTS:
+            assert any((" ".join(x) if isinstance(x, tuple) else x).split()[-1] in r["instruction"] for x in subjects), r
+    settings = json.loads((d / "manifest.json").read_text())["extensions"]["x5"]["settings"]
+    assert settings["fresh_bank"] is True
+
+
 def test_instruction_bank_splits_topics_and_phrasings():
     sys.path.insert(0, str(ROOT / "scripts"))
     import random
@@ -131,6 +157,34 @@ def test_wide_bank_adds_to_training_only(monkeypatch):
     monkeypatch.setitem(ci.EXTRA_SUBJECTS, "topic", [*ci.EXTRA_TOPICS, held_topic + " for beginners"])
     with pytest.raises(AssertionError, match="shares"):
         ci.InstructionBank(0, wide=True).check_disjoint()
+
+
+def test_fresh_bank_draws_new_subjects_only():
+    """The fresh bank's training instructions are about subjects in no other list and sharing no word with a
+    held-out subject; its held-out parts are the plain bank's; a fresh subject that shares a word is dropped."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import random
+
+    import corpus_instructions as ci
+
+    plain, fresh = ci.InstructionBank(0), ci.InstructionBank(0, fresh=True)
+    fresh.check_disjoint()
+    assert fresh.parts["heldout"] == plain.parts["heldout"] and fresh.wide
+    earlier = {x for lst in [*ci.SUBJECTS.values(), *ci.EXTRA_SUBJECTS.values()] for x in lst}
+    held_words = fresh.held_out_words()
+    for name in ci.FRESH_SUBJECTS:
+        kept = fresh.parts["train"]["subj:" + name]
+        assert len(kept) >= 10 and not set(kept) & earlier
+        assert not any(ci.content_words(x) & held_words for x in kept)
+    rng = random.Random(3)
+    topics = fresh.parts["train"]["subj:topic"]
+    texts = [fresh.sample("train", rng)[1] for _ in range(300)]
+    assert sum(any(t in text for t in topics) for text in texts) > 150  # most draws name a fresh topic
+    assert not any(t in text for text in texts for t in plain.parts["train"]["subj:topic"] if len(t) > 12)
+    held_topic = plain.parts["heldout"]["subj:topic"][0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(ci.FRESH_SUBJECTS, "topic", [*ci.FRESH_TOPICS, held_topic + " for beginners"])
+        assert held_topic + " for beginners" not in ci.InstructionBank(0, fresh=True).parts["train"]["subj:topic"]
 
 
 def test_answer_openings_mask_and_coverage():
