@@ -644,6 +644,7 @@ FRESH_PAIRS = [
 FRESH_SUBJECTS = {"topic": FRESH_TOPICS, "dish": FRESH_DISHES, "situation": FRESH_SITUATIONS, "goal": FRESH_GOALS,
                   "problem": FRESH_PROBLEMS, "scenario": FRESH_SCENARIOS, "seed": FRESH_SEEDS, "pair": FRESH_PAIRS}
 
+
 def split_list(items: list, held_frac: float, rng: random.Random) -> tuple[list, list]:
     """(train, held-out) parts of a list, by a seeded shuffle; each part non-empty when len >= 2."""
     items = list(items)
@@ -737,10 +738,8 @@ class InstructionBank:
             if overlap:
                 raise AssertionError(f"{key}: {sorted(overlap)[:3]} in both splits")
         if self.wide:
-            held_words = self.held_out_words()
-            added = FRESH_SUBJECTS if self.fresh else EXTRA_SUBJECTS
-            for name in added:
-                lst = self.parts["train"]["subj:" + name] if self.fresh else added[name]
+            held_words = self.held_out_words()  # (the fresh lists are filtered by the same rule when the bank is built)
+            for name, lst in EXTRA_SUBJECTS.items():
                 for x in lst:
                     if content_words(x) & held_words:
                         raise AssertionError(f"added {name} {x!r} shares {sorted(content_words(x) & held_words)} "
