@@ -403,3 +403,28 @@ def test_tree_calibration_mixed_splits_on_the_embedded_model(corpus, tmp_path, c
     out = capsys.readouterr().out
     assert all(f"draft {n}" in out for n in names) and "recorded topics-held/wording-held: 2 prompts" in out
     assert (tmp_path / "trees.pt").exists()
+
+
+def test_widen_vocab_keeps_the_assets_exact(tmp_path, embedded):
+    """scripts/widen_vocab.py (the untrained wider-vocabulary experiment): the shipped tokens come first, the added
+    ones are new and unique, the loaders accept the folders, and greedy decoding with them stays exact."""
+    from safetensors.torch import load_file
+
+    from decoding_core.draft import DRAFT_DIR
+    from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
+
+    script("scripts/widen_vocab.py", "draft", "--size", "20000", "--out", str(tmp_path / "draft"))
+    script("scripts/widen_vocab.py", "eagle3", "--size", "20000", "--out", str(tmp_path / "eagle3"))
+    shipped = load_file(str(DRAFT_DIR / "vocab.safetensors"))["d2t"].tolist()
+    wide = load_file(str(tmp_path / "draft" / "vocab.safetensors"))["d2t"].tolist()
+    assert wide[: len(shipped)] == shipped and len(wide) == len(set(wide)) == 20000
+    head = load_eagle3(embedded, tmp_path / "eagle3")
+    shipped3 = load_file(str(EAGLE3_DIR / "model.safetensors"))["d2t"].tolist()
+    assert head.d2t.tolist()[: len(shipped3)] == shipped3 and head.lm_head.weight.shape[0] == 20000
+    draft = load_embedded_draft(embedded, tmp_path / "draft")
+    assert draft.draft_head.weight.shape[0] == 20000
+    ids = embedded.encode("Name a fruit.", chat=True)
+    ref = greedy_decoder(embedded, 12).start(ids).run().tokens
+    assert SpeculativeDecoder(embedded, draft, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
+    assert EagleDecoder(embedded, head, "dynamic", 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref
+    assert json.loads((tmp_path / "eagle3" / "manifest.json").read_text())["widened"]["untrained"] is True
