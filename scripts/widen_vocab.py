@@ -26,6 +26,8 @@ from decoding_core.eagle3_head import EAGLE3_DIR
 
 def widened(d2t: list[int], size: int, vocab_size: int) -> list[int]:
     """``d2t`` followed by the most frequent training-answer tokens it lacks, then the lowest unused ids."""
+    if not len(d2t) < size <= vocab_size:
+        raise SystemExit(f"--size must be above the asset's {len(d2t):,} tokens and at most the target's {vocab_size:,}")
     counts = Counter(t for s, n in load_corpus(ROOT / "assets/corpus", "train", 10_000) for t in s[n:])
     have = set(d2t)
     extra = [t for t, _ in counts.most_common() if t not in have]
@@ -41,6 +43,10 @@ def main(argv=None):
     ap.add_argument("--scale", type=float, default=0.97)
     args = ap.parse_args(argv)
     src, out = (EAGLE3_DIR if args.kind == "eagle3" else DRAFT_DIR), ROOT / args.out
+    vocab_size = json.loads((src / "config.json").read_text())["vocab_size"]  # the target's (both assets store it)
+    weights = src / ("model.safetensors" if args.kind == "eagle3" else "vocab.safetensors")
+    state = load_file(str(weights))
+    d2t = widened(state["d2t"].tolist(), args.size, vocab_size)  # exits on a --size out of range, before writing
     if out.exists():
         shutil.rmtree(out)
     shutil.copytree(src, out)
@@ -48,26 +54,21 @@ def main(argv=None):
     if args.kind == "eagle3":
         from decoding_core.models import load_model
 
-        state = load_file(str(src / "model.safetensors"))
         target = load_model("embedded").model.lm_head.weight.detach().float()
-        d2t = widened(state["d2t"].tolist(), args.size, target.shape[0])
         new = torch.tensor(d2t[state["d2t"].numel():], dtype=torch.long)
         state["lm_head.weight"] = torch.cat([state["lm_head.weight"],
                                              (target[new] * args.scale).to(state["lm_head.weight"].dtype)])
         state["d2t"] = torch.tensor(d2t, dtype=torch.long)
-        save_file(state, str(out / "model.safetensors"))
+        save_file(state, str(out / weights.name))
         config = json.loads((out / "config.json").read_text())
         (out / "config.json").write_text(json.dumps({**config, "draft_vocab_size": len(d2t)}, indent=1) + "\n")
-        manifest["sha256"]["model.safetensors"] = sha256(out / "model.safetensors")
+        manifest["sha256"][weights.name] = sha256(out / weights.name)
+    elif len(d2t) == vocab_size:  # the whole vocabulary: no reduction, no file
+        (out / weights.name).unlink()
+        manifest["sha256"].pop(weights.name, None)
     else:
-        vocab = out / "vocab.safetensors"
-        d2t = widened(load_file(str(vocab))["d2t"].tolist(), args.size, 49152)
-        if len(d2t) >= 49152:
-            vocab.unlink()
-            manifest["sha256"].pop(vocab.name, None)
-        else:
-            save_file({"d2t": torch.tensor(d2t, dtype=torch.long)}, str(vocab))
-            manifest["sha256"][vocab.name] = sha256(vocab)
+        save_file({"d2t": torch.tensor(d2t, dtype=torch.long)}, str(out / weights.name))
+        manifest["sha256"][weights.name] = sha256(out / weights.name)
     manifest["widened"] = {"size": len(d2t), "from": str(src.relative_to(ROOT)), "untrained": True}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"{args.kind}: draft vocabulary {len(d2t):,} tokens in {out}")

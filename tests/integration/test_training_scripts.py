@@ -428,3 +428,7 @@ def test_widen_vocab_keeps_the_assets_exact(tmp_path, embedded):
     assert SpeculativeDecoder(embedded, draft, 3, "greedy", max_new_tokens=12).start(ids).run().tokens == ref
     assert EagleDecoder(embedded, head, "dynamic", 4, 3, 12, max_new_tokens=12).start(ids).run().tokens == ref
     assert json.loads((tmp_path / "eagle3" / "manifest.json").read_text())["widened"]["untrained"] is True
+    # a size that would not widen is refused before anything is written
+    bad = subprocess.run([sys.executable, "scripts/widen_vocab.py", "draft", "--size", "100", "--out",
+                          str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "--size must be above" in bad.stderr and not (tmp_path / "bad").exists()
