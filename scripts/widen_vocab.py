@@ -14,11 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-from collections import Counter
 
 import torch
 from safetensors.torch import load_file, save_file
-from train_common import ROOT, load_corpus
+from train_common import ROOT, answer_counts, load_corpus
 
 from decoding_core.draft import DRAFT_DIR, sha256
 from decoding_core.eagle3_head import EAGLE3_DIR
@@ -28,7 +27,7 @@ def widened(d2t: list[int], size: int, vocab_size: int) -> list[int]:
     """``d2t`` followed by the most frequent training-answer tokens it lacks, then the lowest unused ids."""
     if not len(d2t) < size <= vocab_size:
         raise SystemExit(f"--size must be above the asset's {len(d2t):,} tokens and at most the target's {vocab_size:,}")
-    counts = Counter(t for s, n in load_corpus(ROOT / "assets/corpus", "train", 10_000) for t in s[n:])
+    counts = answer_counts(load_corpus(ROOT / "assets/corpus", "train", 10_000))
     have = set(d2t)
     extra = [t for t, _ in counts.most_common() if t not in have]
     extra += [t for t in range(vocab_size) if t not in have and t not in counts]
