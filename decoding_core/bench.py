@@ -32,6 +32,7 @@ from .speculative import SpeculativeDecoder
 
 SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
             "studies", "samplers", "overhead")
+BENCH_LOOKUP = 8  # the prompt-lookup branch the eagle section adds to the EAGLE-3 head's device-sized tree
 
 
 @contextlib.contextmanager
@@ -332,8 +333,10 @@ class Bench:
             label = HEAD_LABELS[kind]
             self.add("eagle", f"{label}: device-aware tree size ({chosen['reason']})", chosen["total_tokens"], "tokens",
                      depth=chosen["depth"])
-            configs = (("dynamic", dict(top_k=8, depth=chosen["depth"], total_tokens=chosen["total_tokens"])),
-                       ("static", {}))
+            sized = dict(top_k=8, depth=chosen["depth"], total_tokens=chosen["total_tokens"])
+            configs = (("dynamic", sized), ("static", {}))
+            if kind == "eagle3":  # the same tree with the prompt-lookup branch added to it
+                configs += (("dynamic", {**sized, "lookup": BENCH_LOOKUP}),)
             for tree, kw in configs:
                 runs = []
 
@@ -343,7 +346,8 @@ class Bench:
                     return r
 
                 ours, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
-                name = f"{label} {tree}" + (f" ({kw['total_tokens']} tokens, depth {kw['depth']})" if kw else "")
+                name = f"{label} {tree}" + (f" ({kw['total_tokens']} tokens, depth {kw['depth']})" if kw else "") + \
+                    (f" + {kw['lookup']}-token lookup branch" if kw.get("lookup") else "")
                 self.add("eagle", f"{name} (greedy)", ours, "tok/s")
                 self.add("eagle", f"{name}: speed-up over plain greedy (same run)", speedup, "x")
                 if getattr(self, "spec_speedup", None):  # each speed-up is timed against its own plain runs

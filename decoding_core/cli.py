@@ -96,6 +96,9 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
                    help="tree depth, or auto (default): chosen with --total-tokens for this device")
     r.add_argument("--total-tokens", type=_int_or_auto, default="auto",
                    help="tree size, or auto (default): the size that maximises tokens/s on this device")
+    r.add_argument("--lookup", type=int, default=0,
+                   help="add to every tree a branch of up to this many tokens copied from the context (prompt "
+                        "lookup; 0 = none)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,7 +160,8 @@ OPTIONS = {  # settings' field names (in their messages) -> the options that set
     "length penalty": "--length-penalty", "relative threshold rp": "--rp", "absolute threshold ap": "--ap",
     "relative local threshold rpl": "--rpl", "max candidates per node mc": "--mc", "sample prefix": "--sample-prefix",
     "draft length N": "--n-draft", "K (top-K verification)": "--verify-k", "tree top-k": "--tree-top-k",
-    "tree depth": "--depth", "total tokens": "--total-tokens", "draft": "--draft", "confidence stop": "--stop-below",
+    "tree depth": "--depth", "total tokens": "--total-tokens", "lookup branch": "--lookup", "draft": "--draft",
+    "confidence stop": "--stop-below",
 }
 
 
@@ -205,7 +209,8 @@ def _strategy_settings(args, name: str):
         return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling,
                            args.stop_below)
     if name == "eagle":
-        return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling)
+        return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling,
+                     args.lookup)
     raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
 
 

@@ -24,6 +24,8 @@ from .decoders import DraftVerifyDecoder, crop_to
 from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
+from .settings import LOOKUP_MAX
+from .speculative import prompt_lookup
 from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, position_ids, static_tree_parents,
                     tree_attention_mask, tree_verify_mask)
 
@@ -35,7 +37,7 @@ class DraftTree:
     tokens: list[int]
     parents: list[int]
     scores: list[float]
-    ranks: list[int]          # rank among its parent's proposals (0 = the head's top choice)
+    ranks: list[int]          # rank among its parent's proposals (0 = the head's top choice; -1 = copied by lookup)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class EagleStep:
     draft_s: float
     target_s: float
     elapsed_s: float
+    lookup_nodes: tuple[int, ...] = ()  # nodes copied from the context (prompt lookup), not drafted by the head
 
     @property
     def is_verify(self) -> bool:
@@ -115,8 +118,12 @@ class EagleDecoder(DraftVerifyDecoder):
     def __init__(self, target: LoadedModel, head: EagleHead, tree: str = "dynamic", top_k: int = 8, depth: int = 5,
                  total_tokens: int = 48, settings: SamplingSettings | None = None, sample: bool = False,
                  max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, static_paths=None,
-                 backend: str = "eager", record_candidates: bool = False):
+                 backend: str = "eager", record_candidates: bool = False, lookup: int = 0):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
+        if not (isinstance(lookup, int) and 0 <= lookup <= LOOKUP_MAX):
+            raise ValueError(f"the lookup branch must be an integer in [0, {LOOKUP_MAX}] tokens, got {lookup!r}")
+        self.lookup = lookup
+        self.special_ids = frozenset(getattr(target.tokenizer, "all_special_ids", ()) or ())  # never copied
         self.record_candidates = record_candidates
         self.prune = True  # skip expanding tree nodes that cannot have a kept child (_can_have_kept_child)
         if tree not in ("static", "dynamic"):
@@ -146,7 +153,8 @@ class EagleDecoder(DraftVerifyDecoder):
     def metrics(self) -> dict:
         return {**super().metrics(), "sizes": {"head": self.head.kind, "tree": self.tree_kind,
                                                "total_tokens": self.total_tokens, "depth": self.depth,
-                                               "top_k": self.top_k, "chosen_by": self.chosen_by}}
+                                               "top_k": self.top_k, "lookup": self.lookup,
+                                               "chosen_by": self.chosen_by}}
 
     # -- state ----------------------------------------------------------------------------------
     def _reset(self):
@@ -305,6 +313,21 @@ class EagleDecoder(DraftVerifyDecoder):
             self.candidates.append((len(self.context), list(tree.tokens), list(tree.parents), list(tree.scores)))
         return self._rerank(tree)
 
+    def _add_lookup(self, tree: DraftTree) -> list[int]:
+        """Merge the prompt-lookup chain (the Speculative page's copying draft: the tokens that followed the latest
+        earlier occurrence of the context's last 1-3 tokens) into the tree as one more path from the root: where a node already holds the
+        copied token the chain follows it, otherwise it adds a node (scored as its parent: the head gave it no
+        probability). Siblings stay distinct, so greedy and sampling acceptance are unchanged. Returns the added nodes."""
+        children = children_of(tree.parents)
+        node, added = 0, []
+        for tok in prompt_lookup(self.context, self.lookup, never=self.special_ids):
+            nxt = next((c for c in children.get(node, []) if tree.tokens[c] == tok), None)
+            if nxt is None:
+                nxt = self._add(tree, node, tok, tree.scores[node], -1)
+                added.append(nxt)
+            node = nxt
+        return added
+
     def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:
         """The nodes of ``level`` that the rerank could still keep WITH a child (the others are not expanded:
         the tree that comes out is the same, for fewer head rows). The rerank keeps the best total_tokens - 1
@@ -347,7 +370,10 @@ class EagleDecoder(DraftVerifyDecoder):
         d1 = time.perf_counter()
         prefix = len(self.context) - 1
         budget = self.max_new_tokens - len(self.tokens)
+        if self.lookup:
+            self._add_lookup(tree)
         tree = self._fit_budget(tree, budget)
+        lookup_nodes = tuple(i for i, r in enumerate(tree.ranks) if r < 0) if self.lookup else ()
         ids = torch.tensor([tree.tokens], device=self.lm.device)
         pos = position_ids(tree.parents, prefix)[None].to(self.lm.device)
         mask = tree_verify_mask(tree.parents, prefix, self.lm.dtype, self.lm.device)
@@ -374,7 +400,8 @@ class EagleDecoder(DraftVerifyDecoder):
         emitted = self._commit([tree.tokens[i] for i in path[1:]], nxt, len(tree.tokens) - 1, d1 - d0, d2 - d1)
         return EagleStep(len(self.history), "tree", tuple(tree.tokens), tuple(self.lm.token_text(t) for t in tree.tokens),
                          tuple(tree.parents), tuple(tree.scores), tree_attention_mask(tree.parents), tuple(path), nxt,
-                         self.lm.token_text(nxt), tuple(emitted), d1 - d0, d2 - d1, time.perf_counter() - t0)
+                         self.lm.token_text(nxt), tuple(emitted), d1 - d0, d2 - d1, time.perf_counter() - t0,
+                         lookup_nodes)
 
     def _fit_budget(self, tree: DraftTree, budget: int) -> DraftTree:
         """Drop nodes deeper than the token budget allows (a path of d nodes emits d + 1 tokens)."""

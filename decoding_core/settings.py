@@ -24,6 +24,7 @@ HEADS = ("eagle1", "eagle3")
 DRAFT_KINDS = ("embedded", "prompt-lookup")   # or any model id / folder
 STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eagle")
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
+LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree may add
 REFERENCE_N = 4            # draft length used where no device-aware N is known
 
 
@@ -204,7 +205,9 @@ class Speculative:
 @dataclass(frozen=True)
 class Eagle:
     """EAGLE with a shipped head (None = the default head) and a static or dynamic tree; ``depth`` and
-    ``total_tokens`` "auto" = the size that maximises tokens/s on this device (dynamic trees)."""
+    ``total_tokens`` "auto" = the size that maximises tokens/s on this device (dynamic trees). ``lookup`` > 0 adds
+    one more branch to every tree: up to that many tokens copied from the context (prompt lookup), verified with
+    the rest."""
 
     head: str | None = None
     tree: str = "dynamic"
@@ -213,6 +216,7 @@ class Eagle:
     total_tokens: int | str = "auto"
     sample: bool = False
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    lookup: int = 0
     name = "eagle"
 
     def __post_init__(self):
@@ -224,6 +228,7 @@ class Eagle:
             _number("tree depth", self.depth, lo=1, hi=12, integer=True)
         if self.total_tokens != "auto":
             _number("total tokens", self.total_tokens, lo=2, hi=256, integer=True)
+        _number("lookup branch", self.lookup, lo=0, hi=LOOKUP_MAX, integer=True)
 
     @property
     def auto(self) -> bool:

@@ -120,7 +120,7 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         head = loaders.head(lm, kind)
         sizes = sizes or resolve_sizes(lm, strategy, head=head, head_kind=kind, loaders=loaders)
         dec = EagleDecoder(lm, head, strategy.tree, strategy.top_k, sizes.depth, sizes.total_tokens,
-                           strategy.sampling, strategy.sample, **common)
+                           strategy.sampling, strategy.sample, lookup=strategy.lookup, **common)
         dec.chosen_by = chosen_by(sizes.choice)
         return dec
     raise ValueError(f"unknown strategy {strategy!r}")
@@ -155,8 +155,9 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         total = sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens
         depth = sizes.depth if sizes and sizes.depth else strategy.depth
         head = HEAD_LABELS.get(head_kind(strategy), strategy.head)
+        lookup = Msg.of("core.desc.lookup", n=strategy.lookup) if strategy.lookup else ""
         return Msg.of("core.desc.eagle", head=head, tree=Msg.of(f"core.tree.{strategy.tree}"), total=total,
-                      depth=depth)
+                      depth=depth, lookup=lookup)
     return str(strategy)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from decoding_core.settings import DRAFT_KINDS, HEADS, RULES, SAMPLERS, TREES
+from decoding_core.settings import DRAFT_KINDS, HEADS, LOOKUP_MAX, RULES, SAMPLERS, TREES
 from decoding_core.spec import KINDS, field_value, parse_strategy, strategy_spec, with_field
 from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
@@ -68,8 +68,8 @@ FIELDS = {
     "eagle": (Field("head", "p.eagle_head", choices=(None,) + HEADS), Field("tree", "p.tree_kind", choices=TREES),
               Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
               Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),
-              Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("sample", "cmp.f.sample", choices=(False, True)),
-              replace(T, label="cmp.f.t_eagle")),
+              Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("lookup", "p.eagle_lookup", 0, LOOKUP_MAX, 1),
+              Field("sample", "cmp.f.sample", choices=(False, True)), replace(T, label="cmp.f.t_eagle")),
 }
 SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
 

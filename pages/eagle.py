@@ -6,7 +6,7 @@ import streamlit as st
 from decoding_core.decoders import metrics_so_far
 from decoding_core.heads import HEAD_LABELS, default_head, head_manifest
 from decoding_core.models import ModelLoadError
-from decoding_core.settings import HEADS, TREES, Eagle, Greedy, SamplingSettings, Speculative
+from decoding_core.settings import HEADS, LOOKUP_MAX, TREES, Eagle, Greedy, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
 from ui import loaders, params
@@ -32,6 +32,7 @@ P = Controls([
     Param("tree_top_k", 8, "p.tree_top_k", 1, 16),
     Param("tree_depth", 5, "p.tree_depth", 1, 8),
     Param("total_tokens", 32, "p.total_tokens", 4, 96, help="p.total_tokens.help"),
+    Param("eagle_lookup", 0, "p.eagle_lookup", 0, LOOKUP_MAX, help="p.eagle_lookup.help"),
     Param("eagle_sample", False, "p.eagle_sample"),
     Param("eagle_tree_view", "compact", "p.eagle_tree_view", choices=TREE_VIEWS, widget="radio",
           labels=choice_ids("eagle_tree_view", TREE_VIEWS), help="p.eagle_tree_view.help"),
@@ -58,13 +59,16 @@ def controls(lm) -> Eagle:
         P.show("tree_depth", c3, disabled=not dynamic or auto)
         P.show("total_tokens", c4, disabled=not dynamic or auto)
         P.show("eagle_max_new", c5)
+        l1, l2 = st.columns([2, 3])
+        P.show("eagle_lookup", l1)
+        l2.caption(t("eagle.lookup"))
         P.show("eagle_sample")
         sampling = SamplingSettings()
         if ss.eagle_sample:
             with st.expander(t("eagle.sampling_settings"), expanded=False):
                 sampling = show_sampling(P, "eagle_")
     sizes = ("auto", "auto") if auto else (ss.tree_depth, ss.total_tokens)
-    return Eagle(ss.eagle_head, ss.tree_kind, ss.tree_top_k, *sizes, ss.eagle_sample, sampling)
+    return Eagle(ss.eagle_head, ss.tree_kind, ss.tree_top_k, *sizes, ss.eagle_sample, sampling, ss.eagle_lookup)
 
 
 def render() -> None:
@@ -94,7 +98,8 @@ def render() -> None:
     c1, c2 = st.columns([3, 1])
     P.show("cmp_tokens", c1)
     P.sync()
-    greedy_eagle = Eagle(strategy.head, strategy.tree, strategy.top_k, sizes.depth, sizes.total_tokens)
+    greedy_eagle = Eagle(strategy.head, strategy.tree, strategy.top_k, sizes.depth, sizes.total_tokens,
+                         lookup=strategy.lookup)
     cmp_run = lab.run(P["cmp_tokens"], stop_at_eos=False, backend="eager")
     key = (lab.key, greedy_eagle, cmp_run)
     if c2.button(t("cost.measure"), type="primary", width="stretch"):
@@ -204,6 +209,9 @@ def explain(kind: str) -> None:
         lines.append(t("eagle.vocab", size=v["size"], coverage=v["heldout_answer_coverage"]))
     if held:
         lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held)))
+    if info.get("heldout_tau_lookup"):
+        lines.append(t("eagle.heldout_tau_lookup", tau=info["heldout_tau_lookup"]["tau"],
+                       n=info["heldout_tau_lookup"]["lookup"]))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))

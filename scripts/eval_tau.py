@@ -55,6 +55,8 @@ def main(argv=None):
                     "(e.g. from shrink_asset.py); --write then writes into its manifest")
     ap.add_argument("--eagle3", default=None, help="an EAGLE-3 head folder to measure instead of the shipped assets/eagle3 "
                     "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
+    ap.add_argument("--lookup", type=int, default=8, help="EAGLE: also measure the reference tree with a prompt-lookup "
+                    "branch of this many tokens added to it (0: not)")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -91,6 +93,13 @@ def main(argv=None):
                             "replay_tau_same_size": round(table[(32, 5)], 4)},
             "heldout_tau_static": {**static, "setting": f"reference static tree (26 tokens), {setting}"},
         }
+        if args.lookup:
+            looked = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n,
+                                                  lookup=args.lookup), prompts)
+            results[name]["heldout_tau_lookup"] = {
+                **looked, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, + a {args.lookup}-token "
+                                     f"prompt-lookup branch, {setting}", "lookup": args.lookup}
+            print(f"{name}: dynamic (32, 5) + {args.lookup}-token lookup branch: measured tau {looked['tau']}", flush=True)
         print(f"{name}: dynamic (32, 5) measured tau {direct['tau']} vs replay {table[(32, 5)]:.3f}; "
               f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)

@@ -29,10 +29,11 @@ def _descendants(parents) -> list[int]:
 
 
 def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
-    """Nodes: token text and draft confidence exp(score) as a percentage; the accepted path bold green,
-    rejected branches dashed with dark text on white (readable on a projector). ``compact``: only the
+    """Nodes: token text and draft confidence exp(score) as a percentage (a node copied by the lookup branch: "copied",
+    blue); the accepted path bold green, rejected branches dashed with dark text on white (readable on a projector). ``compact``: only the
     accepted path and the alternatives branching off it, each with the number of drafted nodes hidden below it."""
     path = set(step.accepted_path)
+    copied = set(getattr(step, "lookup_nodes", ()))
     below = _descendants(step.parents)
     keep = set(range(len(step.texts)))
     if compact:
@@ -46,7 +47,9 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         on = i in path
         style = "rounded,filled,bold" if on else "rounded,filled,dashed"
         fill, color = ("#b2f2bb", "#2b8a3e") if on else ("#ffffff", "#495057")
-        sub = t("viz.tree.root") if i == 0 else f"q {percent(math.exp(score))}"
+        if i in copied:
+            fill, color = ("#b2f2bb" if on else "#d0ebff"), "#1864ab"
+        sub = t("viz.tree.root") if i == 0 else t("viz.tree.copied") if i in copied else f"q {percent(math.exp(score))}"
         hidden = below[i] if compact and not on else 0
         if hidden:
             sub += f" · +{hidden} below"
@@ -69,8 +72,11 @@ def step_rows(steps) -> list[dict]:
     for s in steps:
         depth = depths(list(s.parents))
         path = set(s.accepted_path)
+        copied = set(getattr(s, "lookup_nodes", ()))
         rows.extend({"step": s.index + 1, "node": i, "parent": s.parents[i], "depth": depth[i], "token": s.texts[i],
-                     "draft q": round(math.exp(s.scores[i]), 6), "result": "accepted" if i in path else "rejected"}
+                     "source": "lookup" if i in copied else "head",
+                     "draft q": None if i in copied else round(math.exp(s.scores[i]), 6),
+                     "result": "accepted" if i in path else "rejected"}
                     for i in range(1, len(s.texts)))
         tree = s.kind == "tree"  # the prefill step: the target's first token, no tree yet
         rows.append({"step": s.index + 1, "parent": s.accepted_path[-1] if tree else None,

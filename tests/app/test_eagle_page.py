@@ -62,3 +62,27 @@ def test_a_bad_head_in_the_link_is_ignored_with_a_warning():
     at = open_app(PAGE, {"eagle_head": "eagle9"})
     assert any("eagle_head" in w.value for w in at.warning)
     assert not at.exception
+
+
+def test_the_lookup_branch_is_drawn_and_keeps_the_text():
+    """A link's eagle_lookup adds a copied branch to every tree: its nodes are drawn as "copied", and the greedy
+    text is the same as without it (the comparison's column says so)."""
+    at = open_app(PAGE, {"prompt": "Repeat after me: the quick brown fox jumps over the lazy dog.", "eagle_lookup": "8",
+                         "eagle_tree_view": "whole tree", "tree_auto": "false", "total_tokens": "12", "tree_depth": "3"})
+    assert at.slider(key="eagle_lookup").value == 8
+    for _ in range(3):
+        at.button(key="eagle_step").click().run()
+    assert "copied" in at.get("graphviz_chart")[0].proto.spec
+    at.slider(key="cmp_tokens").set_value(12).run()
+    next(b for b in at.button if b.label == "Measure").click().run()
+    table = at.dataframe[-1].value
+    assert (table["same text as reference"].iloc[1:] == "yes").all()
+    assert table.iloc[-1].iloc[0].endswith("+ 8-token lookup branch)")
+    assert not at.exception
+
+
+def test_a_lookup_branch_out_of_range_in_the_link_is_refused():
+    at = open_app(PAGE, {"eagle_lookup": "99"})
+    assert any("eagle_lookup" in w.value for w in at.warning)
+    assert at.slider(key="eagle_lookup").value == 0
+    assert not at.exception

@@ -82,6 +82,20 @@ def test_eagle_heads_and_device_sizing(server, page):
     screenshot(page, "eagle1")
 
 
+def test_eagle_lookup_branch_is_drawn_in_the_tree(server, page):
+    """A link with a lookup branch: after a few steps the whole tree shows nodes copied from the text."""
+    page.goto(server + "/eagle?eagle_max_new=24&eagle_lookup=8&eagle_tree_view=whole%20tree"
+              "&prompt=Repeat%20after%20me%3A%20the%20quick%20brown%20fox%20jumps%20over%20the%20lazy%20dog.")
+    wait_idle(page, timeout=180_000)
+    for _ in range(3):
+        page.get_by_role("button", name="Step", exact=True).click()
+        wait_idle(page)
+    page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
+    assert at_least(page.locator("[data-testid='stGraphVizChart'] svg text", has_text="copied"), 1) >= 1
+    no_exception(page)
+    screenshot(page, "eagle-lookup")
+
+
 def test_a_stopped_study_keeps_its_partial_result(server, page):
     """Run all on Compare with long outputs, press Stop while it measures: the runs finished so far (and the
     one under way, cut where it stopped) are shown, marked as stopped."""

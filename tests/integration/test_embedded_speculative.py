@@ -51,11 +51,11 @@ def test_prompt_lookup_equals_target_greedy(embedded, greedy_refs):
     assert out.tokens == greedy_refs[PROMPTS[1]]
 
 
-@pytest.mark.parametrize("tree", ["static", "dynamic"])
-def test_eagle_greedy_equals_target_greedy(embedded, head, greedy_refs, tree):
+@pytest.mark.parametrize("tree,lookup", [("static", 0), ("dynamic", 0), ("dynamic", 8)])
+def test_eagle_greedy_equals_target_greedy(embedded, head, greedy_refs, tree, lookup):
     for prompt in PROMPTS:
         ids = embedded.encode(prompt, chat=True)
-        out = EagleDecoder(embedded, head, tree, 8, 5, 32, max_new_tokens=N).start(ids).run()
+        out = EagleDecoder(embedded, head, tree, 8, 5, 32, max_new_tokens=N, lookup=lookup).start(ids).run()
         assert out.tokens == greedy_refs[prompt]
         assert out.metrics["mean_accepted_length"] > 1.0
 
@@ -83,6 +83,7 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
                  ["--strategy", "speculative", "--draft", "prompt-lookup"],
                  ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
                  ["--strategy", "eagle", "--head", "eagle1", "--tree", "static"],
+                 ["--strategy", "eagle", "--lookup", "8"],  # a copied branch in every tree
                  ["--strategy", "eagle"]):  # the default head, tree size auto
         proc = run_cli(*args, "--chat", PROMPTS[0], "--max-new-tokens", str(N), "--device", "cpu")
         assert proc.returncode == 0, proc.stderr
@@ -93,6 +94,7 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
         assert m["acceptance_by_depth"] == sorted(m["acceptance_by_depth"], reverse=True)
         if "--strategy" in args and args[args.index("--strategy") + 1] == "eagle":
             assert m["sizes"]["head"] in ("eagle1", "eagle3") and m["sizes"]["total_tokens"] >= 2
+            assert m["sizes"]["lookup"] == (8 if "--lookup" in args else 0)
         else:
             assert m["sizes"]["n_draft"] >= 1
         if "--stop-below" in args:

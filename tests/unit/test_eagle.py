@@ -7,6 +7,8 @@ from transformers import DynamicCache
 
 from decoding_core.decoders import greedy_decoder
 from decoding_core.eagle import DraftTree, EagleDecoder, accept_greedy, accept_sampling
+from decoding_core.speculative import prompt_lookup
+from decoding_core.trees import ancestors
 from decoding_core.eagle_head import EagleHead, head_state, load_eagle_checkpoint, save_head
 from decoding_core.models import ModelLoadError
 from decoding_core.stats import chi_square
@@ -52,6 +54,62 @@ def test_greedy_equals_target_greedy(target, head, tree, k, depth, total):
         m = out.metrics
         assert m["target_forwards"] == m["verify_steps"] + 1  # + the prefill that made the first token
         assert m["new_tokens"] == 24
+
+
+@pytest.mark.parametrize("tree", ["static", "dynamic"])
+def test_lookup_branch_keeps_greedy_exact(target, tree):
+    """A prompt-lookup branch merged into every tree: the output stays the target's greedy output, the copied nodes
+    are the tokens prompt_lookup proposes (one path from the root, siblings distinct) and, where the output repeats
+    itself, copied nodes the head did not draft are accepted (an untrained head: it drafts little that is right)."""
+    torch.manual_seed(5)
+    head = EagleHead(target.model.config).eval().requires_grad_(False)
+    prompt = [1] + list(range(3, 50)) + [5, 9]          # every token occurs in the prompt: a lookup always matches
+    ref = greedy_decoder(target, 24, stop_at_eos=False).start(prompt).run().tokens
+    dec = EagleDecoder(target, head, tree, 4, 3, 12, max_new_tokens=24, stop_at_eos=False, lookup=6).start(prompt)
+    out = dec.run()
+    assert out.tokens == ref and out.metrics["sizes"]["lookup"] == 6
+    steps = [s for s in dec.history if s.kind == "tree"]
+    added = accepted = 0
+    for s in steps:
+        context = prompt + ref[: sum(len(x.emitted) for x in dec.history[: s.index])]
+        proposal = prompt_lookup(context, 6)
+        for node in s.lookup_nodes:                      # a copied node continues the copied chain
+            path = [s.tokens[i] for i in ancestors(list(s.parents), node)[1:]]
+            assert path == proposal[: len(path)]
+        for parent in set(s.parents):
+            kids = [s.tokens[i] for i, p in enumerate(s.parents) if p == parent]
+            assert len(kids) == len(set(kids))
+        added += len(s.lookup_nodes)
+        accepted += len(set(s.lookup_nodes) & set(s.accepted_path))
+    assert added > 0 and accepted > 0
+    plain = EagleDecoder(target, head, tree, 4, 3, 12, max_new_tokens=24, stop_at_eos=False).start(prompt)
+    assert plain.run().tokens == ref and all(not s.lookup_nodes for s in plain.history)
+    assert plain.accepted < dec.accepted                 # the copied nodes are what got accepted
+
+
+def test_lookup_branch_keeps_sampling_lossless(target, head):
+    """Tree sampling with the copied branch: the first token of a tree step is distributed as the target's p
+    (the copied node is one more point-mass candidate; chi-square, p-value > 0.001)."""
+    import copy
+
+    from decoding_core.processors import SamplingSettings
+
+    prompt = [1] + list(range(3, 50)) + [5, 9]
+    dec = EagleDecoder(target, head, "dynamic", 2, 2, 6, SamplingSettings(), sample=True, max_new_tokens=8,
+                       stop_at_eos=False, lookup=4).start(prompt)
+    dec.step()                                           # the prefill: the first token, then a tree each step
+    with torch.inference_mode():
+        p = torch.softmax(target.model(torch.tensor([dec.context])).logits[0, -1].float(), -1)
+    counts, copied = torch.zeros_like(p), 0
+    for seed in range(600):
+        trial = copy.deepcopy(dec, memo={id(target): target, id(head): head})
+        trial.generator.manual_seed(seed)
+        s = trial.step()
+        counts[s.emitted[0]] += 1
+        copied += any(s.parents[i] == 0 for i in s.lookup_nodes)
+    assert copied == 600                                 # the copied token is a root child the head did not draft
+    _, _, pval = chi_square(counts.numpy(), p.numpy())
+    assert pval > 0.001
 
 
 def test_tree_records_and_accepts_something(target, head):
@@ -155,7 +213,8 @@ def test_head_for_another_target_is_refused(tmp_path, target):
 
 
 @pytest.mark.parametrize("kw,needle", [({"tree": "bush"}, "tree"), ({"top_k": 0}, "top-k"), ({"depth": 0}, "depth"),
-                                       ({"total_tokens": 1}, "total"), ({"total_tokens": 999}, "total")])
+                                       ({"total_tokens": 1}, "total"), ({"total_tokens": 999}, "total"),
+                                       ({"lookup": -1}, "lookup"), ({"lookup": 17}, "lookup"), ({"lookup": 2.5}, "lookup")])
 def test_bad_settings(target, head, kw, needle):
     with pytest.raises(ValueError, match=needle):
         EagleDecoder(target, head, **kw)

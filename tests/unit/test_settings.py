@@ -32,6 +32,8 @@ from decoding_core.settings import (Beam, BeamSettings, Eagle, Greedy, RunSettin
     (lambda: Eagle(top_k=0), "tree top-k"),
     (lambda: Eagle(depth=20), "tree depth"),
     (lambda: Eagle(total_tokens=1), "total tokens"),
+    (lambda: Eagle(lookup=17), "lookup branch"),
+    (lambda: Eagle(lookup=-1), "lookup branch"),
 ])
 def test_bad_values_name_their_field(make, field):
     with pytest.raises(ValueError, match=field):

@@ -16,6 +16,7 @@ EXAMPLES = [
     (Speculative(n_draft=6, stop_below=0.5), "speculative:n_draft=6,stop_below=0.5"),
     (Eagle(head="eagle1", top_k=4, sampling=SamplingSettings(top_k=5)), "eagle:head=eagle1,top_k=4,sampling.top_k=5"),
     (Eagle(tree="static", total_tokens=48, depth=6), "eagle:tree=static,depth=6,total_tokens=48"),
+    (Eagle(lookup=8), "eagle:lookup=8"),
 ]
 
 

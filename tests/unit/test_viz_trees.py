@@ -37,6 +37,20 @@ def test_compact_eagle_tree_keeps_the_path_and_its_alternatives():
     assert "n2 -> n5" not in compact
 
 
+def test_copied_nodes_are_labelled_and_blue():
+    from viz.eagle import step_rows
+
+    step = eagle_step()
+    step.lookup_nodes, step.kind, step.index, step.next_text = (6,), "tree", 1, "t8"
+    full = tree_dot(step, compact=False)
+    node6 = next(line for line in full.splitlines() if line.strip().startswith("n6 ["))
+    assert "copied" in node6 and "q " not in node6 and '#1864ab' in node6
+    assert "copied" not in tree_dot(eagle_step(), compact=False)
+    rows = {r["node"]: r for r in step_rows([step]) if "node" in r}
+    assert rows[6]["source"] == "lookup" and rows[6]["draft q"] is None
+    assert rows[1]["source"] == "head" and rows[1]["draft q"] > 0
+
+
 class Cand(SimpleNamespace):
     pass
 

@@ -140,7 +140,8 @@ TEXT = {
                    '(product of the draft probabilities along its path). Green = the accepted path (root '
                    'included); dashed = rejected branches. The compact view shows the accepted path and the '
                    'alternatives branching off it ("+n below": drafted nodes hidden under an alternative); "whole '
-                   'tree" shows every node.'),
+                   'tree" shows every node. Blue, "copied": a node of the lookup branch (no draft probability: '
+                   'it was copied from the text, not drafted).'),
     'eagle.sizing': ("A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not "
                      'free: on a GPU it costs about as much as one token up to dozens of tokens; on a CPU it grows '
                      'with T, slowly up to ~8 tokens where the blocked kernel is in use (it reads each weight once '
@@ -462,6 +463,9 @@ TEXT = {
     'p.tree_depth': 'Depth',
     'p.total_tokens': 'Total tokens',
     'p.total_tokens.help': 'Tree size (root included) verified in one target forward.',
+    'p.eagle_lookup': 'Lookup branch (tokens)',
+    'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (the "
+                            "Speculative page's prompt-lookup draft). 0 = off."),
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '
@@ -884,6 +888,11 @@ TEXT = {
     'viz.eagle.depth_d': 'depth d',
     'viz.eagle.share': 'share of steps',
     'eagle.sampling_settings': 'Sampling settings',
+    'eagle.lookup': ('The lookup branch copies what followed the latest earlier occurrence of the last 1-3 tokens (in '
+                     'the prompt or the answer so far) and adds it to the tree as one more path (blue). It catches '
+                     "what a head trained on other text cannot guess: the names and terms of this prompt. The target "
+                     'verifies it with the rest in the same forward, so greedy output stays the same and sampling '
+                     'stays lossless; the verify pass reads up to that many more tokens.'),
     'eagle.others_work': 'The other pages keep working. The heads are trained for the embedded SmolLM2 only.',
     'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}; at most '
                     '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
@@ -919,6 +928,7 @@ TEXT = {
                       '{sequences:,} generated instructions, {minutes:.0f} minutes on {threads} CPU thread(s).'),
     'eagle.vocab': 'Draft vocabulary: {size:,} tokens, covering {coverage:.1%} of held-out answer tokens.',
     'eagle.heldout_tau': 'Held-out mean accepted length τ **{tau:.2f}** ({setting}).',
+    'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added: τ **{tau:.2f}**.',
     'eagle.agree_depth': 'Held-out top-1 agreement with the target by depth (training-time test): {values}.',
     'eagle.agree': 'Held-out top-1 agreement with the target (true features): {value:.2f}.',
     'eagle.manifest': 'The manifest',
@@ -1017,6 +1027,7 @@ TEXT = {
     'viz.tree.the_prompt': 'the prompt',
     'viz.tree.prompt': 'prompt',
     'viz.tree.root': 'root',
+    'viz.tree.copied': 'copied',
 
     # Loading and measuring once; the EAGLE loss curves; tree tooltips; what an export needs
     'load.draft': 'Loading the draft ({source})…',

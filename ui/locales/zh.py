@@ -124,7 +124,8 @@ TEXT = {
                     '验证传递的成本。'),
     'eagle.mask': ('每个节点：它的 token、它在树中的编号，以及草稿头的累积置信度 q（百分比，沿路径的草稿概率之积）。'
                    '绿色 = 被接受的路径（含根）；虚线 = 被拒绝的分支。紧凑视图显示被接受的路径及从它分出的备选'
-                   '（“+n below”：备选下方隐藏的草稿节点数）；“whole tree” 显示每个节点。'),
+                   '（“+n below”：备选下方隐藏的草稿节点数）；“whole tree” 显示每个节点。蓝色“复制”：查找分支的节点'
+                   '（没有草稿概率：它是从文本中复制的，不是草稿头起草的）。'),
     'eagle.sizing': ('树越大，每步接受的 token 越多，但目标模型对 T 个 token 的验证传递并不免费：在 GPU 上，直到几十个'
                      ' token 的代价都和一个 token 差不多；在 CPU 上它随 T 增长：使用分块内核（每个权重只读一次，供所有行共用）时，到约 8 个 token 为止增长很慢，之后更快（左：现在实测）。草稿头在每种规模下的'
                      '平均接受长度 τ 已在留出指令上测过一次（见其清单 manifest）；除以每种规模在此处的成本，得到预期的'
@@ -370,6 +371,8 @@ TEXT = {
     'p.tree_depth': '深度',
     'p.total_tokens': '总 token 数',
     'p.total_tokens.help': '树的规模（含根），在一次目标前向传递中验证。',
+    'p.eagle_lookup': '查找分支（token 数）',
+    'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（即“投机解码”页的提示词查找草稿）。0 = 关闭。',
     'p.eagle_sample': '采样（无损树采样）而非贪婪',
     'p.eagle_tree_view': '树显示',
     'p.eagle_tree_view.help': 'compact：被接受的路径及从它分出的备选，每个备选标出其下方的草稿节点数；whole tree：每个草稿节点。',
@@ -750,6 +753,9 @@ TEXT = {
     'viz.eagle.per_depth': '按深度的接受率：被接受路径达到深度 d 的步骤比例',
     'viz.eagle.depth_d': '深度 d',
     'viz.eagle.share': '步骤比例',
+    'eagle.lookup': ('查找分支在提示词或已生成的回答中，找到最后 1-3 个 token 上一次出现的位置，复制其后的 token，作为树的又一条'
+                     '路径（蓝色）加入树中。它能补上用别的文本训练的草稿头猜不到的东西：这个提示词里的名字和术语。目标模型在同一次'
+                     '前向传递中连同其余节点一起验证它，所以贪婪输出不变、采样仍然无损；验证传递最多多读这么多个 token。'),
     'eagle.sampling_settings': '采样设置',
     'eagle.others_work': '其他页面照常工作。这些草稿头只为内置的 SmolLM2 训练。',
     'eagle.sized': '按本设备选择：**{total} 个 token，深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
@@ -778,6 +784,7 @@ TEXT = {
                       '个 CPU 线程上用时 {minutes:.0f} 分钟。'),
     'eagle.vocab': '草稿词汇表：{size:,} 个 token，覆盖留出回答 token 的 {coverage:.1%}。',
     'eagle.heldout_tau': '留出数据上的平均接受长度 τ **{tau:.2f}**（{setting}）。',
+    'eagle.heldout_tau_lookup': '同一棵树再加一条 {n} 个 token 的查找分支：τ **{tau:.2f}**。',
     'eagle.agree_depth': '留出数据上按深度与目标模型的 top-1 一致率（训练时测试）：{values}。',
     'eagle.agree': '留出数据上与目标模型的 top-1 一致率（真实特征）：{value:.2f}。',
     'eagle.manifest': '清单 (manifest)',
@@ -875,6 +882,7 @@ TEXT = {
     'viz.tree.the_prompt': '提示词',
     'viz.tree.prompt': '提示词',
     'viz.tree.root': '根',
+    'viz.tree.copied': '复制',
 
     # 一次性加载与测量；EAGLE 损失曲线；树节点提示；导出所需
     'load.draft': '正在加载草稿模型（{source}）…',
@@ -920,7 +928,8 @@ TEXT = {
     'core.desc.stop_below': '，置信度低于 {q:g} 即停',
     'core.desc.shipped_draft': '随附的草稿模型',
     'core.desc.prompt_lookup': '提示词查找',
-    'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}）',
+    'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}{lookup}）',
+    'core.desc.lookup': '，另加 {n} 个 token 的查找分支',
     'core.rule.greedy': '贪婪匹配',
     'core.rule.topk': 'top-K 验证',
     'core.rule.sample': '拒绝采样',
