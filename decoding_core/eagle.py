@@ -315,9 +315,10 @@ class EagleDecoder(DraftVerifyDecoder):
 
     def _add_lookup(self, tree: DraftTree) -> list[int]:
         """Merge the prompt-lookup chain (the Speculative page's copying draft: the tokens that followed the latest
-        earlier occurrence of the context's last 1-3 tokens) into the tree as one more path from the root: where a node already holds the
-        copied token the chain follows it, otherwise it adds a node (scored as its parent: the head gave it no
-        probability). Siblings stay distinct, so greedy and sampling acceptance are unchanged. Returns the added nodes."""
+        earlier occurrence of the context's last 1-3 tokens) into the tree as one more path from the root: where a
+        node already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the
+        head gave it no probability). Siblings stay distinct, so greedy and sampling acceptance are unchanged.
+        Returns the added nodes."""
         children = children_of(tree.parents)
         node, added = 0, []
         for tok in prompt_lookup(self.context, self.lookup, never=self.special_ids):
@@ -367,11 +368,11 @@ class EagleDecoder(DraftVerifyDecoder):
         d0 = time.perf_counter()
         tree = self._draft_tree()
         crop_to(self.h_cache, self.h_len)                  # drop the tree's head entries
+        if self.lookup:
+            self._add_lookup(tree)                         # drafting time: the copying is part of the draft
         d1 = time.perf_counter()
         prefix = len(self.context) - 1
         budget = self.max_new_tokens - len(self.tokens)
-        if self.lookup:
-            self._add_lookup(tree)
         tree = self._fit_budget(tree, budget)
         lookup_nodes = tuple(i for i, r in enumerate(tree.ranks) if r < 0) if self.lookup else ()
         ids = torch.tensor([tree.tokens], device=self.lm.device)

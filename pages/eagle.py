@@ -145,6 +145,9 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     st.markdown(t("eagle.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
                   token=step.next_text, emitted=len(step.emitted), draft_ms=1000 * step.draft_s,
                   target_ms=1000 * step.target_s))
+    if step.lookup_nodes:
+        copied = set(step.lookup_nodes)
+        st.markdown(t("eagle.step_copied", n=len(copied), accepted=len(copied & set(step.accepted_path))))
     view = P.show("eagle_tree_view")
     P.sync()
     dot = tree_dot(step, compact=view == "compact")

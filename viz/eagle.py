@@ -29,9 +29,10 @@ def _descendants(parents) -> list[int]:
 
 
 def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
-    """Nodes: token text and draft confidence exp(score) as a percentage (a node copied by the lookup branch: "copied",
-    blue); the accepted path bold green, rejected branches dashed with dark text on white (readable on a projector). ``compact``: only the
-    accepted path and the alternatives branching off it, each with the number of drafted nodes hidden below it."""
+    """Nodes: token text and draft confidence exp(score) as a percentage (a node copied by the lookup branch:
+    "copied", blue); the accepted path bold green, rejected branches dashed with dark text on white (readable on a
+    projector). ``compact``: only the accepted path and the alternatives branching off it, each with the number of
+    drafted nodes hidden below it."""
     path = set(step.accepted_path)
     copied = set(getattr(step, "lookup_nodes", ()))
     below = _descendants(step.parents)

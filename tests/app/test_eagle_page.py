@@ -73,6 +73,9 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     for _ in range(3):
         at.button(key="eagle_step").click().run()
     assert "copied" in at.get("graphviz_chart")[0].proto.spec
+    assert any("copied by the lookup branch" in m.value for m in at.markdown)
+    if at.radio(key="eagle_head").value == "eagle3":  # the held-out figure with the branch, from the manifest
+        assert any("8-token lookup branch added: τ" in m.value for m in at.markdown)
     at.slider(key="cmp_tokens").set_value(12).run()
     next(b for b in at.button if b.label == "Measure").click().run()
     table = at.dataframe[-1].value

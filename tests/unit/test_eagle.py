@@ -214,7 +214,8 @@ def test_head_for_another_target_is_refused(tmp_path, target):
 
 @pytest.mark.parametrize("kw,needle", [({"tree": "bush"}, "tree"), ({"top_k": 0}, "top-k"), ({"depth": 0}, "depth"),
                                        ({"total_tokens": 1}, "total"), ({"total_tokens": 999}, "total"),
-                                       ({"lookup": -1}, "lookup"), ({"lookup": 17}, "lookup"), ({"lookup": 2.5}, "lookup")])
+                                       ({"lookup": -1}, "lookup"), ({"lookup": 17}, "lookup"),
+                                       ({"lookup": 2.5}, "lookup")])
 def test_bad_settings(target, head, kw, needle):
     with pytest.raises(ValueError, match=needle):
         EagleDecoder(target, head, **kw)

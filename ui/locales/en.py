@@ -892,7 +892,8 @@ TEXT = {
                      'the prompt or the answer so far) and adds it to the tree as one more path (blue). It catches '
                      "what a head trained on other text cannot guess: the names and terms of this prompt. The target "
                      'verifies it with the rest in the same forward, so greedy output stays the same and sampling '
-                     'stays lossless; the verify pass reads up to that many more tokens.'),
+                     'stays lossless; the verify pass reads up to that many more tokens, which on a CPU costs time '
+                     '(at the auto size it measured a little slower, so it is off by default).'),
     'eagle.others_work': 'The other pages keep working. The heads are trained for the embedded SmolLM2 only.',
     'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}; at most '
                     '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
@@ -911,6 +912,8 @@ TEXT = {
     'eagle.step': ('**Step {n}**: a tree of {drafted} drafted tokens, verified in one target forward; **{accepted} '
                    "accepted** along the green path, then the target's own **`{token}`** → {emitted} tokens (draft "
                    '{draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
+    'eagle.step_copied': ('Of those, **{n}** were copied by the lookup branch (blue), not drafted by the head; '
+                          '**{accepted}** of them accepted.'),
     'eagle.select_node': 'Select a node to see what it attends to',
     'eagle.attends': ('**{node}** attends to the whole prefix plus: {visible} (itself and its ancestors). Under '
                       'the plain causal mask it would also see every earlier node in the flattened order, '
