@@ -6,6 +6,7 @@ read-only. Step records are frozen and hold small CPU data only (top-k slices, i
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -171,6 +172,11 @@ class DraftVerifyDecoder(Decoder):
     """Shared by speculative decoding and EAGLE: the draft/verify counters, the EOS cut and the metrics."""
 
     chosen_by = "given"  # how the draft sizes were set (sizing.chosen_by); reported in metrics["sizes"]
+
+    @functools.cached_property
+    def special_ids(self) -> frozenset[int]:
+        """Token ids prompt lookup never copies (chat markers and other special tokens: no guess)."""
+        return frozenset(getattr(self.lm.tokenizer, "all_special_ids", ()) or ())
 
     def _reset_counts(self) -> None:
         self.drafted = self.accepted = self.verify_steps = 0

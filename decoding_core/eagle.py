@@ -123,7 +123,6 @@ class EagleDecoder(DraftVerifyDecoder):
         if not (isinstance(lookup, int) and 0 <= lookup <= LOOKUP_MAX):
             raise ValueError(f"the lookup branch must be an integer in [0, {LOOKUP_MAX}] tokens, got {lookup!r}")
         self.lookup = lookup
-        self.special_ids = frozenset(getattr(target.tokenizer, "all_special_ids", ()) or ())  # never copied
         self.record_candidates = record_candidates
         self.prune = True  # skip expanding tree nodes that cannot have a kept child (_can_have_kept_child)
         if tree not in ("static", "dynamic"):
@@ -313,21 +312,17 @@ class EagleDecoder(DraftVerifyDecoder):
             self.candidates.append((len(self.context), list(tree.tokens), list(tree.parents), list(tree.scores)))
         return self._rerank(tree)
 
-    def _add_lookup(self, tree: DraftTree) -> list[int]:
+    def _add_lookup(self, tree: DraftTree) -> None:
         """Merge the prompt-lookup chain (the Speculative page's copying draft: the tokens that followed the latest
         earlier occurrence of the context's last 1-3 tokens) into the tree as one more path from the root: where a
         node already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the
-        head gave it no probability). Siblings stay distinct, so greedy and sampling acceptance are unchanged.
-        Returns the added nodes."""
+        head gave it no probability, and rank -1 marks it). Siblings stay distinct, so greedy and sampling acceptance
+        are unchanged."""
         children = children_of(tree.parents)
-        node, added = 0, []
+        node = 0
         for tok in prompt_lookup(self.context, self.lookup, never=self.special_ids):
             nxt = next((c for c in children.get(node, []) if tree.tokens[c] == tok), None)
-            if nxt is None:
-                nxt = self._add(tree, node, tok, tree.scores[node], -1)
-                added.append(nxt)
-            node = nxt
-        return added
+            node = self._add(tree, node, tok, tree.scores[node], -1) if nxt is None else nxt
 
     def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:
         """The nodes of ``level`` that the rerank could still keep WITH a child (the others are not expanded:

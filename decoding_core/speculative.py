@@ -198,7 +198,6 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
-        self.special_ids = frozenset(getattr(target.tokenizer, "all_special_ids", ()) or ())
 
     def metrics(self) -> dict:
         sizes = {"n_draft": self.n_draft, "chosen_by": self.chosen_by}
