@@ -29,11 +29,16 @@ DEPTHS = (2, 3, 4, 5, 6, 7)
 CHAINS = tuple(range(1, 11))
 
 
-def run_all(make, prompts):
+def run_all(make, prompts, outputs: list | None = None):
+    """Pooled tau and tokens/s of make()'s decoder over the prompts; ``outputs`` (a list) also collects each output's
+    tokens."""
     acc = steps = tokens = 0
     wall = 0.0
     for ids in prompts:
-        m = make().start(ids).run().metrics
+        result = make().start(ids).run()
+        if outputs is not None:
+            outputs.append(result.tokens)
+        m = result.metrics
         acc += m["accepted"]
         steps += m["verify_steps"]
         tokens += m["new_tokens"]
