@@ -275,6 +275,7 @@ class Bench:
                      "share")
             if n_draft == sizes[-1]:
                 self.spec_speedup, self.greedy_heldout = speedup, plain
+        self.copy_mix(draft)
         run4, hf_assisted = self.assisted_pairing(draft)
         try:
             _, hf, ratio = self.paired(run4, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
@@ -297,6 +298,29 @@ class Bench:
         except Exception as exc:  # noqa: BLE001 - report, keep benchmarking
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
         self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
+
+    def copy_mix(self, draft):
+        """The draft mixed with a copy of the context (SpeculativeDecoder's ``copy``, the measured weight) at N = 4 and
+        at the device-aware N for that weight."""
+        from .settings import COPY_WEIGHT
+        from .sizing import auto_chain
+
+        w = COPY_WEIGHT
+        n_auto = auto_chain(self.lm, draft, "embedded", w)["n_draft"]
+        for n_draft in dict.fromkeys([4, n_auto]):
+            runs = []
+
+            def run(i, n_draft=n_draft, runs=runs):
+                r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False,
+                                       copy=w).start(i).run()
+                runs.append(r.metrics)
+                return r
+
+            _, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+            label = f"N={n_draft}{' (device-aware)' if n_draft == n_auto else ''}, draft + copy weight {w}"
+            self.add("speculative", f"{label}: speed-up over plain greedy (ours, same run)", speedup, "x")
+            self.add("speculative", f"{label}: mean accepted length tau",
+                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
 
     def assisted_pairing(self, draft, n_draft: int = 4, fixed: bool = True):
         """(ours, transformers' assisted generation) as run(prompt ids) functions with the same draft and N: ours runs

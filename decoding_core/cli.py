@@ -83,6 +83,9 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     r.add_argument("--stop-below", type=float, default=0.0,
                    help="stop drafting after a token the draft gave probability below this (0, default: always N; "
                         "transformers' assisted generation stops below 0.4)")
+    r.add_argument("--copy", type=float, default=Speculative.copy,
+                   help="mix the draft's distribution with a copy of the context: q' = (1 - w) q + w [the token that "
+                        "followed the latest earlier occurrence of the last 2-3 tokens]; 0 = the draft alone")
     r.add_argument("--verify", choices=RULES, default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",
@@ -161,7 +164,7 @@ OPTIONS = {  # settings' field names (in their messages) -> the options that set
     "relative local threshold rpl": "--rpl", "max candidates per node mc": "--mc", "sample prefix": "--sample-prefix",
     "draft length N": "--n-draft", "K (top-K verification)": "--verify-k", "tree top-k": "--tree-top-k",
     "tree depth": "--depth", "total tokens": "--total-tokens", "lookup branch": "--lookup", "draft": "--draft",
-    "confidence stop": "--stop-below",
+    "confidence stop": "--stop-below", "copy weight": "--copy",
 }
 
 
@@ -207,7 +210,7 @@ def _strategy_settings(args, name: str):
         return StochasticBeam(args.num_beams, args.temperature)
     if name == "speculative":
         return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling,
-                           args.stop_below)
+                           args.stop_below, args.copy)
     if name == "eagle":
         return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling,
                      args.lookup)

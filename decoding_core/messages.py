@@ -33,6 +33,7 @@ EN: dict[str, str] = {
     "core.desc.stochastic_beam": "stochastic beam search (k {k}, T {T:g})",
     "core.desc.speculative": "speculative ({src}, N {n}{stop}, {rule})",
     "core.desc.stop_below": ", stop below q {q:g}",
+    "core.desc.copy": ", copy weight {w:g}{rest}",
     "core.desc.shipped_draft": "shipped draft",
     "core.desc.prompt_lookup": "prompt lookup",
     "core.desc.eagle": "EAGLE ({head}, {tree} tree, {total} tokens, depth {depth}{lookup})",

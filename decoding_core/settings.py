@@ -26,6 +26,8 @@ STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eag
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
 LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree may add
 REFERENCE_N = 4            # draft length used where no device-aware N is known
+COPY_MAX = 0.9             # the largest copy weight a speculative draft's q may be mixed with
+COPY_WEIGHT = 0.3          # the copy weight measured (scripts/eval_tau.py --copy) and benchmarked
 
 
 def _number(name: str, value, lo=None, hi=None, lo_open=False, integer=False):
@@ -185,6 +187,7 @@ class Speculative:
     target_sample: bool = False               # top-K: the target samples its own token instead of argmax
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     stop_below: float = 0.0                   # stop drafting after a token with draft confidence q(y) below this
+    copy: float = 0.0                         # mix the draft's q with a copy of the context: (1 - copy) q + copy [c]
     name = "speculative"
 
     def __post_init__(self):
@@ -195,6 +198,7 @@ class Speculative:
         _choice("verification rule", self.rule, RULES)
         _number("K (top-K verification)", self.verify_k, lo=1, integer=True)
         _number("confidence stop", self.stop_below, lo=0.0, hi=0.99)
+        _number("copy weight", self.copy, lo=0.0, hi=COPY_MAX)
 
     @property
     def samples(self) -> bool:

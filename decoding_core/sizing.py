@@ -305,16 +305,17 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
 
 @torch.inference_mode()
 def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
-                    ns: tuple[int, ...], references: list[list[int]] | None = None) -> dict[int, float]:
+                    ns: tuple[int, ...], references: list[list[int]] | None = None, copy: float = 0.0) -> dict[int, float]:
     """tau of greedy speculative decoding with the draft for every chain length N in ``ns``, by the same
     replay: at every position of the target's greedy output the draft proposes max(ns) tokens greedily;
-    a chain of length N accepts min(matching run, N)."""
+    a chain of length N accepts min(matching run, N). ``copy``: the draft's q mixed with a copy of the context
+    (SpeculativeDecoder's ``copy``)."""
     from .speculative import SpeculativeDecoder
 
     n_max = max(ns)
     tokens_total, steps_total = 0, {n: 0 for n in ns}
     for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
-        dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens).start(ids)
+        dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens, copy=copy).start(ids)
         runs = []
         for i in range(len(g)):
             dec.tokens = g[:i]
@@ -331,11 +332,21 @@ def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]
     return {n: tokens_total / s if s else 1.0 for n, s in steps_total.items()}
 
 
-def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str) -> dict:
+def chain_table_rows(manifest: dict, copy: float = 0.0) -> list:
+    """The draft manifest's rows of held-out tau by N: with a copy weight the table measured with that weight
+    (``tau_by_size_copy``) where there is one, else the draft's own (``tau_by_size``)."""
+    table = manifest.get("tau_by_size_copy", {})
+    if copy and table.get("copy") == copy and table.get("rows"):
+        return table["rows"]
+    return manifest.get("tau_by_size", {}).get("rows", [])
+
+
+def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy: float = 0.0) -> dict:
     """The draft length N that maximises expected tokens/s on THIS device: the shipped draft's held-out
-    tau for each N (its manifest's ``tau_by_size``) over the measured cost of N draft steps plus a verify
-    pass of N + 1 tokens. Other drafts have no table: the reference N."""
-    rows = draft_manifest().get("tau_by_size", {}).get("rows", []) if source == "embedded" and draft is not None else []
+    tau for each N (its manifest's ``tau_by_size``, or the table measured with the copy weight ``copy``) over the
+    measured cost of N draft steps plus a verify pass of N + 1 tokens. Other drafts have no table: the reference
+    N."""
+    rows = chain_table_rows(draft_manifest(), copy) if source == "embedded" and draft is not None else []
     if not rows:
         return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}
     table = {int(n): float(tau) for n, tau in rows}

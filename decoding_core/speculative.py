@@ -26,7 +26,7 @@ from .decoders import DraftVerifyDecoder, crop_to, forward
 from .lean import LeanCache
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
-from .settings import RULES
+from .settings import COPY_MAX, RULES
 
 TOP_N = 12
 
@@ -98,11 +98,12 @@ def verify_sample(draft: list[int], p: torch.Tensor, q: torch.Tensor | None, uni
     return _finish(draft, p, q_draft, accept, len(draft), nxt, "bonus", uniforms[: len(draft)].tolist())
 
 
-def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozenset[int] = frozenset()) -> list[int]:
+def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozenset[int] = frozenset(),
+                  min_ngram: int = 1) -> list[int]:
     """Draft by copying: find the most recent earlier occurrence of the context's last n-gram
-    (longest first, up to max_ngram) and propose the n tokens that followed it, cut before the first
-    token in ``never`` (special tokens such as chat markers: copying them from the template is no guess)."""
-    for size in range(min(max_ngram, len(context) - 1), 0, -1):
+    (longest first, ``max_ngram`` down to ``min_ngram`` tokens) and propose the n tokens that followed it, cut before
+    the first token in ``never`` (special tokens such as chat markers: copying them from the template is no guess)."""
+    for size in range(min(max_ngram, len(context) - 1), min_ngram - 1, -1):
         tail = context[-size:]
         for start in range(len(context) - size - 1, -1, -1):
             if context[start : start + size] == tail:
@@ -111,6 +112,16 @@ def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozens
                 if follow:
                     return follow
     return []
+
+
+def copy_candidate(context: list[int], min_ngram: int = 2, max_ngram: int = 3,
+                   never: frozenset[int] = frozenset()) -> int | None:
+    """The token that followed the most recent earlier occurrence of the context's last n-gram (longest first,
+    ``max_ngram`` down to ``min_ngram`` tokens), or None (no such occurrence, or it is a token in ``never``): what a
+    copying draft would propose next. A match of one token is too weak to pay as a mix weight (measured,
+    docs/eval-s33.log)."""
+    chain = prompt_lookup(context, 1, max_ngram, never, min_ngram)
+    return chain[0] if chain else None
 
 
 def new_draft_cache(draft: LoadedModel, capacity: int):
@@ -146,6 +157,7 @@ class DraftToken:
     accept_prob: float
     uniform: float | None
     status: str          # accepted | rejected | discarded
+    copied: bool = False  # the copy (prompt lookup inside the mix, ``copy`` > 0) chose this token, not the draft
 
 
 @dataclass(frozen=True)
@@ -177,10 +189,12 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     def __init__(self, target: LoadedModel, draft: LoadedModel | None, n_draft: int = 4, rule: str = "greedy",
                  verify_k: int = 1, settings: SamplingSettings | None = None, max_new_tokens: int = 64,
                  seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False, backend: str = "eager",
-                 stop_below: float = 0.0):
+                 stop_below: float = 0.0, copy: float = 0.0):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
         if not isinstance(stop_below, (int, float)) or not 0.0 <= stop_below < 1.0:
             raise ValueError(f"the confidence stop must be in [0, 1), got {stop_below!r}")
+        if isinstance(copy, bool) or not isinstance(copy, (int, float)) or not 0.0 <= copy <= COPY_MAX:
+            raise ValueError(f"the copy weight must be in [0, {COPY_MAX}], got {copy!r}")
         if rule not in RULES:
             raise ValueError(f"verification rule must be one of {', '.join(RULES)}, got {rule!r}")
         if not isinstance(n_draft, int) or n_draft < 1:
@@ -195,6 +209,9 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.draft = draft
         self.n_draft, self.rule, self.verify_k = n_draft, rule, verify_k
         self.stop_below = float(stop_below)  # stop drafting after a token the draft gave q(y) < this (0 = always N)
+        # the draft's q mixed with a copy of the context: q' = (1 - copy) q + copy * [the copied token] (0 = the draft)
+        self.copy = float(copy) if draft is not None else 0.0
+        self.copied: list[bool] = []  # per token of the last proposal: chosen by the copy
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
@@ -203,6 +220,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         sizes = {"n_draft": self.n_draft, "chosen_by": self.chosen_by}
         if self.stop_below:
             sizes["stop_below"] = self.stop_below
+        if self.copy:
+            sizes["copy"] = self.copy
         return {**super().metrics(), "sizes": sizes}
 
     def _reset(self):
@@ -228,7 +247,14 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         draft stops after a token it gave probability q(y) < stop_below (a variable draft length, as
         transformers' assisted generation does by default): the choice to go on reads only the draft's own q
         and draws, so every verification rule stays what it was (greedy equal to plain greedy, sampling
-        lossless)."""
+        lossless).
+
+        With ``copy`` > 0 each token is drawn from the mixture q' = (1 - copy) q + copy * [c], c the token that
+        followed the latest earlier occurrence of the context's last 2-3 tokens (``copy_candidate``; no c: q' = q).
+        Greedy proposes argmax q'; sampling draws the part first (the copy with probability ``copy``, else the
+        draft), which draws from q' exactly; every rule then reads q', so greedy stays equal to plain greedy and
+        rejection sampling stays lossless."""
+        self.copied = []
         if n == 0:
             return [], None
         if self.draft is None:
@@ -241,13 +267,34 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                                        self.lm.vocab_size)
             self.d_len += len(feed)
             q = self._probs(logits.unsqueeze(0), [ctx + ys])[0]
-            y = int(torch.multinomial(q, 1, generator=self.generator)) if self.sampling else int(q.argmax())
+            c = copy_candidate(ctx + ys, never=self.special_ids) if self.copy else None
+            if c is None:
+                y = int(torch.multinomial(q, 1, generator=self.generator)) if self.sampling else int(q.argmax())
+                self.copied.append(False)
+            else:
+                y, took = self._mixed(q, c)
+                self.copied.append(took)
             ys.append(y)
             qs.append(q)
             feed = [y]
             if self.stop_below and float(q[y]) < self.stop_below:
                 break
         return ys, torch.stack(qs)
+
+    def _mixed(self, q: torch.Tensor, c: int) -> tuple[int, bool]:
+        """One token from q' = (1 - copy) q + copy * [c]; q becomes q' in place. Returns (token, chosen by the
+        copy)."""
+        w = self.copy
+        if self.sampling:
+            took = float(torch.rand((), generator=self.generator, device=q.device)) < w
+            y = c if took else int(torch.multinomial(q, 1, generator=self.generator))
+        else:
+            y = int(q.argmax())
+            took = c != y and w + (1 - w) * float(q[c]) > (1 - w) * float(q[y])
+            y = c if took else y
+        q.mul_(1 - w)
+        q[c] += w
+        return y, took
 
     def _step(self, t0):
         budget = self.max_new_tokens - len(self.tokens)
@@ -285,7 +332,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             status = "accepted" if i < v.n_accepted else "rejected" if i == v.n_accepted else "discarded"
             qy = float(q[i, y]) if q is not None else v.q_draft[i]  # the draft's own confidence, whatever the rule
             drafts.append(DraftToken(y, self.lm.token_text(y), v.p_draft[i], qy, v.accept_prob[i],
-                                     v.uniforms[i] if i < len(v.uniforms) else None, status))
+                                     v.uniforms[i] if i < len(v.uniforms) else None, status,
+                                     i < len(self.copied) and self.copied[i]))
         residual_top = None
         if v.next_source == "correction" and v.n_accepted < len(ys):
             i = v.n_accepted

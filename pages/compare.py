@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from decoding_core.settings import DRAFT_KINDS, HEADS, LOOKUP_MAX, RULES, SAMPLERS, TREES
+from decoding_core.settings import COPY_MAX, DRAFT_KINDS, HEADS, LOOKUP_MAX, RULES, SAMPLERS, TREES
 from decoding_core.spec import KINDS, field_value, parse_strategy, strategy_spec, with_field
 from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
@@ -64,7 +64,7 @@ FIELDS = {
     "speculative": (Field("draft", "p.draft_source", choices=DRAFT_KINDS),
                     Field("n_draft", "p.n_draft", choices=("auto",) + tuple(range(1, 13))),
                     Field("rule", "cmp.f.rule", choices=RULES), Field("verify_k", "cmp.f.verify_k", 1, 16, 1),
-                    replace(T, label="cmp.f.t_sampling")),
+                    Field("copy", "p.copy", 0.0, COPY_MAX, 0.05), replace(T, label="cmp.f.t_sampling")),
     "eagle": (Field("head", "p.eagle_head", choices=(None,) + HEADS), Field("tree", "p.tree_kind", choices=TREES),
               Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
               Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),

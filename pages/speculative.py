@@ -4,7 +4,7 @@ import streamlit as st
 from decoding_core.decoders import metrics_so_far
 from decoding_core.draft import draft_manifest
 from decoding_core.models import ModelLoadError
-from decoding_core.settings import RULES, RunSettings, SamplingSettings, Speculative
+from decoding_core.settings import COPY_MAX, RULES, RunSettings, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
@@ -28,6 +28,7 @@ P = Controls([
     Param("draft_model", "", "p.draft_model", help="p.draft_model.help"),
     Param("n_draft", 4, "p.n_draft", 1, 12),
     Param("stop_below", 0.0, "p.stop_below", 0.0, 0.95, 0.05, help="p.stop_below.help"),
+    Param("copy", Speculative.copy, "p.copy", 0.0, COPY_MAX, 0.05, help="p.copy.help"),
     Param("n_auto", True, "p.n_auto",
           help="p.n_auto.help"),
     Param("rule", "greedy", "p.rule", choices=RULES, widget="radio",
@@ -53,10 +54,13 @@ def controls(lm) -> Speculative:
         if ss.draft_source == "model":
             P.show("draft_model", c1)
         P.show("n_auto", c2, disabled=ss.draft_source != "embedded")
-        if ss.n_auto and ss.draft_source == "embedded" and (chosen := loaders.auto_sizes(lm, Speculative("embedded"))):
+        copy = ss.copy if ss.draft_source != "prompt-lookup" else 0.0
+        if ss.n_auto and ss.draft_source == "embedded" and (
+                chosen := loaders.auto_sizes(lm, Speculative("embedded", copy=copy))):
             P.preset("n_draft", chosen.n_draft)
         P.show("n_draft", c2, disabled=ss.n_auto and ss.draft_source == "embedded")
         P.show("stop_below", c2, disabled=ss.draft_source == "prompt-lookup")
+        P.show("copy", c2, disabled=ss.draft_source == "prompt-lookup")
         P.show("rule", c3)
         if ss.rule == "topk":
             P.show("verify_k", c3)
@@ -69,7 +73,7 @@ def controls(lm) -> Speculative:
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
     stop = ss.stop_below if ss.draft_source != "prompt-lookup" else 0.0
-    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop)
+    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop, copy)
 
 
 def render() -> None:
@@ -173,14 +177,19 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
     st.markdown(origin_html(dec.history, cursor), unsafe_allow_html=True)
     step = dec.history[cursor]
     # greedy match compares tokens, so q is shown only where a rule or the confidence stop reads it
-    has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0)
+    has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0 or strategy.copy > 0)
+    copying = not lookup and strategy.copy > 0
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("spec.step", n=step.index + 1, drafted=len(step.drafts), accepted=step.n_accepted,
                       source=t(SOURCE[step.next_source]), token=step.next_text, emitted=len(step.emitted),
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
-            table(st, draft_rows(step, strategy.rule, has_q))
+            table(st, draft_rows(step, strategy.rule, has_q, copying))
+            if copying:
+                copied = [d for d in step.drafts if d.copied]
+                st.caption(t("spec.copied", n=len(copied), accepted=sum(d.status == "accepted" for d in copied),
+                             w=strategy.copy))
             last = step.drafts[-1]
             if strategy.stop_below and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
                 st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))
@@ -208,7 +217,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             a.metric(t("spec.m.speedup"), f"{speedup:.2f}×", help=t("spec.m.speedup.help") + gloss("speed-up"))
             b.metric(t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
         st.caption(t("spec.engines"))
-    download_run("speculative", lab, strategy, run, dec, step_rows(dec.history[: cursor + 1], strategy.rule, has_q),
+    download_run("speculative", lab, strategy, run, dec,
+                 step_rows(dec.history[: cursor + 1], strategy.rule, has_q, copying),
                  t("spec.steps.help"))
     pin_panel("speculative", Snapshot(t("pin.label", what=say(describe(strategy, sizes)), n=step.index + 1), "html",
                                       origin_html(dec.history, cursor), (

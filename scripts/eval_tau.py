@@ -21,6 +21,7 @@ from decoding_core.eagle import EagleDecoder
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
+from decoding_core.settings import COPY_WEIGHT
 from decoding_core.sizing import chain_tau_table, greedy_references, tree_tau_table
 from decoding_core.speculative import SpeculativeDecoder
 
@@ -62,6 +63,8 @@ def main(argv=None):
                     "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
     ap.add_argument("--lookup", type=int, default=8, help="EAGLE: also measure the reference tree with a prompt-lookup "
                     "branch of this many tokens added to it (0: not)")
+    ap.add_argument("--copy", type=float, default=COPY_WEIGHT, help="draft: also measure the draft mixed with "
+                    "a copy of the context at this weight (SpeculativeDecoder's copy; 0: not)")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -122,6 +125,17 @@ def main(argv=None):
             "heldout_tau": {**direct, "setting": f"greedy match, N = 4, {setting}", "replay_tau_same_size": round(table[4], 4)},
         }
         print(f"draft: N = 4 measured tau {direct['tau']} vs replay {table[4]:.3f} ({time.perf_counter() - t0:.0f} s)")
+        if args.copy:
+            w = args.copy
+            table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs, copy=w)
+            mixed = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n, copy=w), prompts)
+            results["draft"]["tau_by_size_copy"] = {
+                **results["draft"]["tau_by_size"], "rows": [[k, round(v, 4)] for k, v in sorted(table.items())],
+                "copy": w, "setting": f"copy weight {w}, {setting}"}
+            results["draft"]["heldout_tau_copy"] = {**mixed, "copy": w, "replay_tau_same_size": round(table[4], 4),
+                                                    "setting": f"greedy match, N = 4, copy weight {w}, {setting}"}
+            print(f"draft with copy weight {w}: N = 4 measured tau {mixed['tau']} vs replay {table[4]:.3f} "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
     for r in results.values():
         for v in r.values():
             if isinstance(v, dict):

@@ -28,10 +28,10 @@ def _head(_target, target_key, kind):
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _chain(_target, _draft_model, target_key, source):
+def _chain(_target, _draft_model, target_key, source, copy):
     from decoding_core.sizing import auto_chain
 
-    return auto_chain(_target, _draft_model, source)
+    return auto_chain(_target, _draft_model, source, copy)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -51,9 +51,9 @@ def head(lm: LoadedModel, kind: str):
         return _head(lm, _key(lm), kind)
 
 
-def chain_size(lm: LoadedModel, draft_model, source: str) -> dict:
+def chain_size(lm: LoadedModel, draft_model, source: str, copy: float = 0.0) -> dict:
     with st.spinner(t("load.chain")):
-        return _chain(lm, draft_model, _key(lm), source)
+        return _chain(lm, draft_model, _key(lm), source, copy)
 
 
 def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int) -> dict:

@@ -19,29 +19,40 @@ ORIGIN = {  # background, text decoration, catalogue id of the legend text
 SOURCE = {"correction": "viz.source.correction", "bonus": "viz.source.bonus", "own": "viz.source.own"}  # ids
 
 
-def _span(text: str, origin: str, title: str) -> str:
+COPIED = "border-bottom:3px dotted #1c7ed6;"  # a draft the copy of the context chose (SpeculativeDecoder's copy)
+
+
+def _span(text: str, origin: str, title: str, copied: bool = False) -> str:
     bg, deco, _ = ORIGIN[origin]
-    return (f'<span class="tok-{origin}" title="{html.escape(title)}" style="background:{bg};text-decoration:{deco};'
-            f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
+    mark, cls = (COPIED, " tok-copied") if copied else ("", "")
+    return (f'<span class="tok-{origin}{cls}" title="{html.escape(title)}" style="background:{bg};text-decoration:{deco};'
+            f'{mark}border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
             f"{html.escape(text)}</span>")
 
 
 def origin_html(steps, upto: int | None = None) -> str:
-    """The text so far, every token coloured by where it came from; step boundaries as thin bars."""
-    parts = []
+    """The text so far, every token coloured by where it came from; step boundaries as thin bars. A step cut at an
+    EOS among its accepted drafts shows only what it emitted (up to the EOS)."""
+    parts, any_copied = [], False
     for step in steps[: None if upto is None else upto + 1]:
-        for d in step.drafts:
+        cut = len(step.emitted) <= step.n_accepted  # the EOS was an accepted draft: nothing after it was emitted
+        for d in step.drafts[: len(step.emitted) if cut else None]:
+            copied = t("viz.spec.tip_copied") if d.copied else ""
+            any_copied |= d.copied and d.status in ("accepted", "rejected")
             if d.status == "accepted":
                 parts.append(_span(d.text, "accepted", t("viz.spec.tip_accepted", n=step.index + 1, p=sig(d.p),
-                                                         q=sig(d.q))))
+                                                         q=sig(d.q)) + copied, d.copied))
             elif d.status == "rejected":
                 parts.append(_span(d.text, "rejected", t("viz.spec.tip_rejected", n=step.index + 1, p=sig(d.p),
-                                                         q=sig(d.q))))
-        parts.append(_span(step.next_text, step.next_source,
-                           t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
+                                                         q=sig(d.q)) + copied, d.copied))
+        if not cut:
+            parts.append(_span(step.next_text, step.next_source,
+                               t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
         parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
     legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px">{html.escape(t(what))}'
                       '</span>' for bg, deco, what in ORIGIN.values())
+    if any_copied:
+        legend += f' <span style="{COPIED}padding:1px 4px">{html.escape(t("viz.origin.copied"))}</span>'
     return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
             f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))}</div>')
 
@@ -55,12 +66,15 @@ def sig(x: float | None, digits: int = 3) -> str:
     return f"{x:.{digits}g}" if abs(x) >= 1e-3 else f"{x:.{digits - 1}e}"
 
 
-def draft_rows(step, rule: str = "sample", has_q: bool = True) -> list[dict]:
+def draft_rows(step, rule: str = "sample", has_q: bool = True, copying: bool = False) -> list[dict]:
     """The drafts of one step. Columns that mean nothing for the rule are left out: greedy match and top-K
-    compare tokens, not probabilities (no min(1, p/q), no u); prompt lookup has no q."""
+    compare tokens, not probabilities (no min(1, p/q), no u); prompt lookup has no q. ``copying`` (the draft's q
+    mixed with a copy of the context) adds who chose each token (draft / copy)."""
     rows = []
     for i, d in enumerate(step.drafts):
         row = {"i": i + 1, "draft token": d.text}
+        if copying:
+            row["source"] = "copy" if d.copied else "draft"
         if has_q:
             row["q(y) draft"] = sig(d.q)
         row["p(y) target"] = sig(d.p)
@@ -72,12 +86,12 @@ def draft_rows(step, rule: str = "sample", has_q: bool = True) -> list[dict]:
     return rows
 
 
-def step_rows(steps, rule: str = "sample", has_q: bool = True) -> list[dict]:
+def step_rows(steps, rule: str = "sample", has_q: bool = True, copying: bool = False) -> list[dict]:
     """Every step so far (the step-through's CSV): its drafts as in ``draft_rows``, then a row with the target's
     own token (a correction, a bonus token, or its own when nothing was drafted)."""
     rows = []
     for s in steps:
-        rows.extend({"step": s.index + 1, **row} for row in draft_rows(s, rule, has_q))
+        rows.extend({"step": s.index + 1, **row} for row in draft_rows(s, rule, has_q, copying))
         rows.append({"step": s.index + 1, "i": len(s.drafts) + 1, "target token": s.next_text,
                      "result": t(SOURCE[s.next_source], "en")})  # the CSV keeps English values
     return rows

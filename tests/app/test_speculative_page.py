@@ -91,3 +91,43 @@ def test_mismatched_tokenizer_draft_is_explained(tmp_path, lang, says):
     at.selectbox(key="draft_source").set_value("prompt-lookup").run()
     at.button(key="spec_step").click().run()
     assert not at.error and not at.exception
+
+
+def test_copy_weight_marks_copied_drafts_and_keeps_the_text():
+    """A link's copy weight mixes the draft with a copy of the context: the step's table says which drafts the copy
+    chose, the caption counts them, copied tokens are underlined in the text, and the greedy text is the same as
+    without the copy."""
+    prompt = "Repeat after me: the quick brown fox jumps over the lazy dog."
+    texts = {}
+    for copy in ("0.0", "0.6"):
+        at = open_app(PAGE, {"prompt": prompt, "copy": copy, "n_auto": "false", "n_draft": "4", "spec_max_new": "24"})
+        assert at.slider(key="copy").value == float(copy)
+        sources, said = set(), []
+        for _ in range(3):
+            at.button(key="spec_step").click().run()
+            table = at.dataframe[0].value
+            if copy != "0.0":
+                assert "source" in table.columns and "q(y) draft" in table.columns
+                sources |= set(table["source"])
+                said += [c.value for c in at.caption if "came from the copy" in c.value]
+            else:
+                assert "source" not in table.columns
+        at.button(key="spec_run").click().run()
+        html = next(m.value for m in at.markdown if 'data-testid="spec-text"' in m.value)
+        texts[copy] = html
+        if copy != "0.0":
+            assert "copy" in sources and said and "copy weight 0.6" in said[0]
+            assert "tok-copied" in html and "draft copied from the context" in html
+        else:
+            assert "tok-copied" not in html
+        assert not at.exception
+    import re
+    kept = {k: re.sub(r'<span class="tok-rejected[^>]*>[^<]*</span>', "", v.split("</div>")[0]) for k, v in texts.items()}
+    words = {k: re.sub(r"<[^>]+>", "", v) for k, v in kept.items()}  # the emitted text: rejected drafts left out
+    assert words["0.0"] == words["0.6"]  # greedy output unchanged by the copy
+
+
+def test_a_copy_weight_out_of_range_in_the_link_is_refused():
+    at = open_app(PAGE, {"copy": "5"})
+    assert any("copy" in w.value for w in at.warning)
+    assert at.slider(key="copy").value == 0.0

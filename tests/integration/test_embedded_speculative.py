@@ -45,6 +45,19 @@ def test_greedy_match_equals_target_greedy(embedded, draft, greedy_refs, n):
         assert out.metrics["accepted"] > 0  # the trained draft does get tokens accepted
 
 
+def test_draft_mixed_with_a_copy_equals_target_greedy(embedded, draft, greedy_refs):
+    """The shipped draft mixed with a copy of the context (weight 0.3, the measured one): the same greedy text, and
+    some drafts were the copy's."""
+    copied = 0
+    for prompt in PROMPTS:
+        ids = embedded.encode(prompt, chat=True)
+        dec = SpeculativeDecoder(embedded, draft, 4, "greedy", max_new_tokens=N, copy=0.3).start(ids)
+        out = dec.run()
+        assert out.tokens == greedy_refs[prompt]
+        copied += sum(d.copied for step in dec.history for d in step.drafts)
+    assert copied > 0
+
+
 def test_prompt_lookup_equals_target_greedy(embedded, greedy_refs):
     ids = embedded.encode(PROMPTS[1], chat=True)
     out = SpeculativeDecoder(embedded, None, 4, "greedy", max_new_tokens=N).start(ids).run()
@@ -79,6 +92,7 @@ def test_rejection_sampling_first_token_matches_target(embedded, draft):
 def test_cli_speculative_and_eagle(embedded, greedy_refs):
     for args in (["--strategy", "speculative", "--draft", "embedded", "--n-draft", "4"],
                  ["--strategy", "speculative", "--n-draft", "6", "--stop-below", "0.5"],  # variable length, at most 6
+                 ["--strategy", "speculative", "--n-draft", "4", "--copy", "0.3"],  # the draft mixed with a copy
                  ["--strategy", "speculative", "--draft", "embedded"],  # N auto: sized for this device
                  ["--strategy", "speculative", "--draft", "prompt-lookup"],
                  ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
@@ -97,12 +111,16 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
             assert m["sizes"]["lookup"] == (8 if "--lookup" in args else 0)
         else:
             assert m["sizes"]["n_draft"] >= 1
+        if "--copy" in args:
+            assert m["sizes"]["copy"] == 0.3
         if "--stop-below" in args:
             assert m["sizes"]["stop_below"] == 0.5 and m["drafted"] < 6 * m["verify_steps"]
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--n-draft", "0")
     assert bad.returncode == 2 and "n-draft" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--stop-below", "1.5")
     assert bad.returncode == 2 and "--stop-below: confidence stop" in bad.stderr
+    bad = run_cli("--strategy", "speculative", "--prompt", "x", "--copy", "1.5")
+    assert bad.returncode == 2 and "--copy: copy weight" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--draft", "/no/such/draft")
     assert bad.returncode == 2
     bad = run_cli("--strategy", "eagle", "--prompt", "x", "--total-tokens", "lots")

@@ -14,6 +14,7 @@ EXAMPLES = [
     (StochasticBeam(3, 0.7), "stochastic-beam:num_beams=3,temperature=0.7"),
     (Speculative("prompt-lookup", 3, "sample"), "speculative:draft=prompt-lookup,n_draft=3,rule=sample"),
     (Speculative(n_draft=6, stop_below=0.5), "speculative:n_draft=6,stop_below=0.5"),
+    (Speculative(copy=0.3), "speculative:copy=0.3"),
     (Eagle(head="eagle1", top_k=4, sampling=SamplingSettings(top_k=5)), "eagle:head=eagle1,top_k=4,sampling.top_k=5"),
     (Eagle(tree="static", total_tokens=48, depth=6), "eagle:tree=static,depth=6,total_tokens=48"),
     (Eagle(lookup=8), "eagle:lookup=8"),
@@ -29,7 +30,8 @@ def test_each_kind_writes_its_changed_fields_and_reads_back(strategy, text):
 @pytest.mark.parametrize("text,message", [
     ("", "unknown strategy"), ("nucleus", "unknown strategy"), ("beam:k=3", "unknown setting 'k'"),
     ("beam:num_beams=0", "beam width must be >= 1"), ("sample:temperature=hot", "temperature"),
-    ("eagle:depth=99", "tree depth must be <= 12"), ("sample:sampler=dice", "sampler must be one of"),
+    ("eagle:depth=99", "tree depth must be <= 12"), ("speculative:copy=0.95", "copy weight must be <= 0.9"),
+    ("sample:sampler=dice", "sampler must be one of"),
     ("speculative:n_draft", "unknown setting"), ("sample:top_p=nan", "top-p must be a finite number"),
 ])
 def test_bad_text_is_a_readable_value_error(text, message):

@@ -301,3 +301,112 @@ def test_confidence_stop_is_checked(pair):
     for bad in (-0.1, 1.0, float("nan")):
         with pytest.raises(ValueError, match="confidence stop"):
             SpeculativeDecoder(target, draft, 3, stop_below=bad)
+
+
+def test_copy_candidate_needs_two_tokens_of_context_seen_before():
+    from decoding_core.speculative import copy_candidate
+
+    assert copy_candidate([1, 22, 23, 24, 22, 23]) == 24          # "22 23" seen before: 24 followed it
+    assert copy_candidate([1, 22, 23, 24, 9, 23]) is None          # only "23" repeats: one token is too weak
+    assert copy_candidate([1, 22, 23, 24, 9, 23], min_ngram=1) == 24
+    assert copy_candidate([1, 22, 23, 24, 22, 23], never=frozenset({24})) is None
+    assert copy_candidate([5, 7]) is None
+
+
+@pytest.mark.parametrize("weight", [0.35, 0.9])
+def test_copy_mix_keeps_greedy_output_and_marks_copied_drafts(pair, weight):
+    """A draft mixed with a copy of the context proposes argmax of (1 - w) q + w [c]; greedy output is still
+    the target's own; every draft marked copied is the copy's token where the draft's own argmax differed."""
+    from decoding_core.speculative import copy_candidate
+
+    target, draft = pair
+    copied = 0
+    for prompt in ([1, 22, 23, 24, 22, 23], [1, 5, 9, 5, 9, 5]):
+        ref = greedy_decoder(target, 30, stop_at_eos=False).start(prompt).run().tokens
+        dec = SpeculativeDecoder(target, draft, 4, "greedy", max_new_tokens=30, stop_at_eos=False,
+                                 copy=weight).start(prompt)
+        while not dec.done:
+            ctx = dec.context
+            rec = dec.step()
+            for i, d in enumerate(rec.drafts):
+                if d.copied:
+                    copied += 1
+                    assert d.token_id == copy_candidate(ctx + [x.token_id for x in rec.drafts[:i]])
+                    assert d.q >= weight - 1e-6  # q' of a copied token includes the copy's weight
+        assert dec.tokens == ref
+        assert dec.metrics()["sizes"]["copy"] == weight
+    assert copied  # the copy chose some drafts
+
+
+def test_copy_mix_keeps_rejection_sampling_lossless(pair):
+    """Sampled speculation with the draft mixed with a copy (w = 0.5, on a prompt whose last tokens repeat, so
+    the copy is in play from the first draft): the first two tokens are distributed as the target's own
+    p(t1) p(t2 | t1) (chi-square)."""
+    target, draft = pair
+    prompt = [1, 22, 23, 24, 22, 23]
+    with torch.no_grad():
+        p1 = torch.softmax(target.model(input_ids=torch.tensor([prompt])).logits[0, -1].float(), -1)
+        firsts = torch.arange(50)
+        rows = torch.tensor([prompt] * 50)
+        p2 = torch.softmax(target.model(input_ids=torch.cat([rows, firsts[:, None]], 1)).logits[:, -1].float(), -1)
+    joint = (p1[:, None] * p2).flatten()
+    counts = torch.zeros(2500)
+    copied = 0
+    for seed in range(1200):
+        dec = SpeculativeDecoder(target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False,
+                                 copy=0.5).start(prompt)
+        out = dec.run().tokens
+        copied += dec.history[0].drafts[0].copied
+        counts[out[0] * 50 + out[1]] += 1
+    assert 450 < copied < 750  # the copy's part is drawn about half the time
+    keep = joint > 0.01
+    obs = torch.cat([counts[keep], counts[~keep].sum(0, keepdim=True)])
+    exp = torch.cat([joint[keep], joint[~keep].sum(0, keepdim=True)])
+    _, _, pval = chi_square(obs.numpy(), exp.numpy())
+    assert pval > 0.001
+
+
+def test_copy_weight_is_checked(pair):
+    target, draft = pair
+    for bad in (-0.1, 0.95, float("nan"), True):
+        with pytest.raises(ValueError, match="copy weight"):
+            SpeculativeDecoder(target, draft, 3, copy=bad)
+    assert SpeculativeDecoder(target, None, 3, copy=0.5).copy == 0.0  # prompt lookup copies already: no mix
+
+
+def test_copied_drafts_are_marked_in_the_rows_and_the_text(pair):
+    from viz.speculative import draft_rows, origin_html, step_rows
+
+    target, draft = pair
+    dec = SpeculativeDecoder(target, draft, 4, "greedy", max_new_tokens=20, stop_at_eos=False,
+                             copy=0.9).start([1, 22, 23, 24, 22, 23])
+    dec.run()
+    drafts = [d for s in dec.history for d in s.drafts]
+    assert any(d.copied for d in drafts) and not all(d.copied for d in drafts)
+    step = next(s for s in dec.history if any(d.copied for d in s.drafts))
+    rows = draft_rows(step, "greedy", True, copying=True)
+    assert [r["source"] for r in rows] == ["copy" if d.copied else "draft" for d in step.drafts]
+    assert "source" not in draft_rows(step, "greedy")[0]
+    assert {r.get("source") for r in step_rows(dec.history, "greedy", True, True)} >= {"copy", None}
+    shown = [d for s in dec.history for d in s.drafts if d.status in ("accepted", "rejected")]
+    assert origin_html(dec.history).count("tok-copied") == sum(d.copied for d in shown)
+    plain = SpeculativeDecoder(target, draft, 4, "greedy", max_new_tokens=20).start([1, 22, 23, 24, 22, 23])
+    plain.run()
+    assert "tok-copied" not in origin_html(plain.history)
+
+
+def test_the_text_stops_at_an_eos_among_the_accepted_drafts():
+    """A step whose accepted drafts hold an EOS emits up to it; the coloured text shows just that (no accepted draft
+    after the EOS, no target token)."""
+    from viz.speculative import origin_html
+
+    ref = greedy_decoder(make_tiny_lm(), 12, stop_at_eos=False).start([1, 5, 9]).run().tokens
+    i = next(i for i in range(1, 9) if ref[i] not in ref[:i])
+    lm = make_tiny_lm(eos=ref[i])  # the same weights; the (i+1)-th greedy token is now the EOS
+    dec = SpeculativeDecoder(lm, lm, 10, "greedy", max_new_tokens=12).start([1, 5, 9])  # a perfect draft
+    dec.run()
+    assert dec.tokens == ref[: i + 1]
+    last = dec.history[-1]
+    assert len(last.emitted) <= last.n_accepted  # the cut fell among the accepted drafts
+    shown = origin_html(dec.history).split("</div>")[0].count('<span class="tok-')
+    assert shown == len(dec.tokens)

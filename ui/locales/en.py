@@ -494,6 +494,12 @@ TEXT = {
     'p.n_draft': 'Draft length N',
     'p.n_auto': 'Size N for this device',
     'p.stop_below': 'Stop drafting below confidence',
+    'p.copy': 'Copy weight (mix the draft with the context)',
+    'p.copy.help': ("0 = the draft model alone. Above 0, wherever the last 2-3 tokens occurred earlier in the prompt or "
+                    "the answer, the token that followed them there (the copy) gets this share of the draft's "
+                    "distribution: q' = (1 - w) q + w [copy]. Answers repeat their instruction's words, and a small "
+                    "draft guesses a new subject's words badly, so the copy wins where the draft is unsure. The target "
+                    "checks q' like any draft: greedy output is unchanged and rejection sampling stays lossless."),
     'p.stop_below.help': ("0 = the draft always proposes N tokens. Above 0 it stops early, after a token it gave "
                           "probability q(y) below this value, so less drafting is wasted on guesses it is unsure of "
                           "(transformers' assisted generation does this by default, at 0.4). N is then the most it "
@@ -763,6 +769,8 @@ TEXT = {
     'viz.source.bonus': 'bonus token',
     'viz.source.own': 'own token (nothing was drafted)',
     'viz.spec.tip_accepted': 'step {n}: draft accepted, p={p} q={q}',
+    'viz.spec.tip_copied': ' (copied from the context)',
+    'viz.origin.copied': 'draft copied from the context',
     'viz.spec.tip_rejected': 'step {n}: draft rejected, p={p} q={q}',
     'viz.spec.tip_target': 'step {n}: {what} from the target',
     'viz.spec.bars': 'grey bars separate verification steps',
@@ -825,6 +833,9 @@ TEXT = {
                       'the target decoded one token on its own.'),
     'spec.test': 'Acceptance test: {test}. The first failure stops the step; later drafts are discarded. ',
     'spec.lookup_q': 'Prompt lookup has no q: it counts as a point mass (q = 1).',
+    'spec.copied': ('{n} of these drafts came from the copy (copy weight {w:g}; {accepted} of them accepted); q(y) is '
+                    "the mixed q' = (1 - w) q + w [copy] the verification reads. Copied tokens are underlined in blue "
+                    'in the text above.'),
     'spec.m.acceptance': 'Acceptance rate',
     'spec.m.acceptance.help': "A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.",
     'spec.m.tau': 'Mean accepted length τ',

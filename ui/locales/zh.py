@@ -399,6 +399,10 @@ TEXT = {
     'p.n_draft': '草稿长度 N',
     'p.n_auto': '为本设备选择 N',
     'p.stop_below': '草稿置信度低于此值即停',
+    'p.copy': '复制权重（把草稿与上下文混合）',
+    'p.copy.help': ('0 = 只用草稿模型。大于 0 时，只要最后 2-3 个 token 在提示或回答中更早出现过，就把当时紧随其后的 token'
+                    "（“复制”）以这个比例混入草稿分布：q' = (1 - w) q + w [复制]。回答常重复指令中的词，而小草稿模型难以猜中新话题的词，"
+                    "所以在草稿没把握时复制胜出。目标模型像检验任何草稿一样检验 q'：贪心输出不变，拒绝采样仍然无损。"),
     'p.stop_below.help': ('0 = 草稿模型每步总是提出 N 个 token。大于 0 时，一旦草稿模型给某个 token 的概率 q(y) 低于此值，'
                           '就在这个 token 之后停止起草，少在没把握的猜测上浪费计算（transformers 的辅助生成默认这样做，阈值 0.4）。'
                           '此时 N 是最多起草的长度。每种验证规则都仍然精确：是否停止只看草稿模型自己的 q，不看目标模型。'),
@@ -639,6 +643,8 @@ TEXT = {
     'viz.source.bonus': '奖励 token',
     'viz.source.own': '自己的 token（没有草稿）',
     'viz.spec.tip_accepted': '第 {n} 步：草稿被接受，p={p} q={q}',
+    'viz.spec.tip_copied': '（从上下文复制）',
+    'viz.origin.copied': '从上下文复制的草稿',
     'viz.spec.tip_rejected': '第 {n} 步：草稿被拒绝，p={p} q={q}',
     'viz.spec.tip_target': '第 {n} 步：来自目标模型的{what}',
     'viz.spec.bars': '灰色竖线分隔各验证步骤',
@@ -695,6 +701,8 @@ TEXT = {
     'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
     'spec.lookup_q': '提示查找没有 q：把它视为点质量（q = 1）。',
+    'spec.copied': ("这些草稿中有 {n} 个来自复制（复制权重 {w:g}；其中 {accepted} 个被接受）；q(y) 是验证所读的混合分布 "
+                    "q' = (1 - w) q + w [复制]。上方文本中复制的 token 带蓝色下划线。"),
     'spec.m.acceptance': '接受率',
     'spec.m.acceptance.help': 'A / D：被接受的草稿数 / 草稿 token 数。**不**计入目标模型自己的 token。',
     'spec.m.tau': '平均接受长度 τ',
@@ -928,6 +936,7 @@ TEXT = {
     'core.desc.stochastic_beam': '随机束搜索（k {k}，T {T:g}）',
     'core.desc.speculative': '推测性解码（{src}，N {n}{stop}，{rule}）',
     'core.desc.stop_below': '，置信度低于 {q:g} 即停',
+    'core.desc.copy': '，复制权重 {w:g}{rest}',
     'core.desc.shipped_draft': '随附的草稿模型',
     'core.desc.prompt_lookup': '提示词查找',
     'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}{lookup}）',
