@@ -187,7 +187,7 @@ class Speculative:
     target_sample: bool = False               # top-K: the target samples its own token instead of argmax
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     stop_below: float = 0.0                   # stop drafting after a token with draft confidence q(y) below this
-    copy: float = 0.0                         # mix the draft's q with a copy of the context: (1 - copy) q + copy [c]
+    copy: float = COPY_WEIGHT                 # mix the draft's q with a copy of the context: (1 - copy) q + copy [c]
     name = "speculative"
 
     def __post_init__(self):

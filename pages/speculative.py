@@ -186,8 +186,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
             table(st, draft_rows(step, strategy.rule, has_q, copying))
-            if copying:
-                copied = [d for d in step.drafts if d.copied]
+            copied = [d for d in step.drafts if d.copied]
+            if copied:
                 st.caption(t("spec.copied", n=len(copied), accepted=sum(d.status == "accepted" for d in copied),
                              w=strategy.copy))
             last = step.drafts[-1]

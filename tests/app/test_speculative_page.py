@@ -16,8 +16,9 @@ def test_step_shows_the_drafts_and_metrics():
     at.button(key="spec_step").click().run()
     at.button(key="spec_step").click().run()
     table = at.dataframe[0].value
-    # greedy match (the default rule) drafts argmaxes: no q column (it would read 1 on every row)
-    assert list(table.columns)[:3] == ["i", "draft token", "p(y) target"]
+    # the default draft is mixed with a copy of the context: who chose each draft, and the mixed q' that decided
+    assert list(table.columns)[:5] == ["i", "draft token", "source", "q(y) draft", "p(y) target"]
+    assert at.slider(key="copy").value == 0.3
     assert set(table["result"]) <= {"accepted", "rejected", "discarded"}
     assert metric(at, "Target forwards") == "2"
     assert float(metric(at, "Mean accepted length τ")) >= 1.0
@@ -25,6 +26,14 @@ def test_step_shows_the_drafts_and_metrics():
     # N is sized for the device by default; the disabled slider shows the N that runs
     sized = next(e.label for e in at.expander if e.label.startswith("Sized for this device"))
     assert at.slider(key="n_draft").disabled and f"N = {at.slider(key='n_draft').value} " in sized
+    assert not at.exception
+
+
+def test_greedy_match_without_the_copy_shows_no_q():
+    at = open_app(PAGE, {"copy": "0"})
+    at.button(key="spec_step").click().run()
+    # greedy match drafts argmaxes: no q column (it would read 1 on every row), no source column
+    assert list(at.dataframe[0].value.columns)[:3] == ["i", "draft token", "p(y) target"]
     assert not at.exception
 
 
@@ -130,4 +139,4 @@ def test_copy_weight_marks_copied_drafts_and_keeps_the_text():
 def test_a_copy_weight_out_of_range_in_the_link_is_refused():
     at = open_app(PAGE, {"copy": "5"})
     assert any("copy" in w.value for w in at.warning)
-    assert at.slider(key="copy").value == 0.0
+    assert at.slider(key="copy").value == 0.3  # the default

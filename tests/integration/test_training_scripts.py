@@ -432,3 +432,24 @@ def test_widen_vocab_keeps_the_assets_exact(tmp_path, embedded):
     bad = subprocess.run([sys.executable, "scripts/widen_vocab.py", "draft", "--size", "100", "--out",
                           str(tmp_path / "bad")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert bad.returncode != 0 and "--size must be above" in bad.stderr and not (tmp_path / "bad").exists()
+
+
+def test_copy_sweep_replays_the_mixed_draft(corpus, embedded, capsys):
+    """scripts/copy_sweep.py: the held-out replay of the shipped draft mixed with a copy of the context, one line per
+    weight; its tau at N = 4 agrees with the decoder run for real with the same weight on the same instructions."""
+    from copy_sweep import main
+
+    tables = main(["--corpus", str(corpus), "--prompts", "2", "--max-new-tokens", "12", "--copies", "0,0.5",
+                   "--max-n", "4"])
+    assert list(tables) == [0.0, 0.5]
+    draft = load_embedded_draft(embedded)
+    prompts = [embedded.encode(r["instruction"], chat=True) for r in corpus_rows(corpus, "heldout")[:2]]
+    for w, table in tables.items():
+        assert list(table) == [1, 2, 3, 4] and all(1.0 <= tau <= n + 1 for n, tau in table.items())
+        acc = steps = 0
+        for ids in prompts:
+            m = SpeculativeDecoder(embedded, draft, 4, "greedy", max_new_tokens=12, copy=w).start(ids).run().metrics
+            acc, steps = acc + m["accepted"], steps + m["verify_steps"]
+        assert table[4] == pytest.approx((acc + steps) / steps, abs=0.15)
+    out = capsys.readouterr().out
+    assert "copy weight 0: N=1:" in out and "copy weight 0.5: N=1:" in out

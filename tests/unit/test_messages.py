@@ -44,7 +44,8 @@ def test_strategy_labels_in_chinese_translate_their_parts_and_keep_numbers():
         assert re.findall(r"\d+", said) == re.findall(r"\d+", str(label)), (label, said)
     assert zh_of(describe(Beam(BeamSettings(num_beams=6, rp=0.6, sample_prefix=2)))) == "束搜索（k 6，剪枝，采样前缀 2）"
     assert str(describe(Speculative(draft="embedded", n_draft=3, rule="sample"))) == \
-        "speculative (shipped draft, N 3, sample)"
+        "speculative (shipped draft, N 3, copy weight 0.3, sample)"
+    assert str(describe(Speculative(n_draft=3, copy=0.0))) == "speculative (shipped draft, N 3, greedy)"
 
 
 def test_sampling_cost_crossovers_are_msgs_with_translated_method_names():

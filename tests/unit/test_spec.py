@@ -14,7 +14,7 @@ EXAMPLES = [
     (StochasticBeam(3, 0.7), "stochastic-beam:num_beams=3,temperature=0.7"),
     (Speculative("prompt-lookup", 3, "sample"), "speculative:draft=prompt-lookup,n_draft=3,rule=sample"),
     (Speculative(n_draft=6, stop_below=0.5), "speculative:n_draft=6,stop_below=0.5"),
-    (Speculative(copy=0.3), "speculative:copy=0.3"),
+    (Speculative(copy=0.5), "speculative:copy=0.5"), (Speculative(copy=0.0), "speculative:copy=0.0"),
     (Eagle(head="eagle1", top_k=4, sampling=SamplingSettings(top_k=5)), "eagle:head=eagle1,top_k=4,sampling.top_k=5"),
     (Eagle(tree="static", total_tokens=48, depth=6), "eagle:tree=static,depth=6,total_tokens=48"),
     (Eagle(lookup=8), "eagle:lookup=8"),
