@@ -176,7 +176,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
         return
     st.markdown(origin_html(dec.history, cursor), unsafe_allow_html=True)
     step = dec.history[cursor]
-    # greedy match compares tokens, so q is shown only where a rule or the confidence stop reads it
+    # greedy match compares tokens, so q is shown only where a rule, the confidence stop or the copy mix reads it
     has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0 or strategy.copy > 0)
     copying = not lookup and strategy.copy > 0
     left, right = st.columns([3, 2])

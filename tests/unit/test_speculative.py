@@ -269,31 +269,39 @@ def test_confidence_stop_keeps_greedy_output_and_stops_where_it_should(pair, sto
     assert stopped and full  # both branches ran
 
 
-def test_confidence_stop_keeps_rejection_sampling_lossless(pair):
-    """The first two tokens of sampled speculation (N = 2, stop below 0.7: some first steps stop after one
-    draft, some draft both) are distributed as the target's own p(t1) p(t2 | t1) (chi-square)."""
-    target, draft = pair
-    prompt = [1, 5, 9]
+def first_two_tokens_match_the_target(target, prompt, make, trials=1200):
+    """Sample ``trials`` runs of ``make(seed)`` (a started decoder) on ``prompt`` and chi-square-test their first two
+    tokens against the target's own p(t1) p(t2 | t1) (likely pairs apart, the rest pooled). Returns the decoders."""
     with torch.no_grad():
         p1 = torch.softmax(target.model(input_ids=torch.tensor([prompt])).logits[0, -1].float(), -1)
-        firsts = torch.arange(50)
-        rows = torch.tensor([prompt] * 50)
-        p2 = torch.softmax(target.model(input_ids=torch.cat([rows, firsts[:, None]], 1)).logits[:, -1].float(), -1)
+        v = p1.numel()
+        rows = torch.tensor([prompt] * v)
+        p2 = torch.softmax(target.model(input_ids=torch.cat([rows, torch.arange(v)[:, None]], 1)).logits[:, -1].float(),
+                           -1)
     joint = (p1[:, None] * p2).flatten()
-    counts = torch.zeros(2500)
-    lengths = set()
-    for seed in range(1200):
-        dec = SpeculativeDecoder(target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False,
-                                 stop_below=0.7).start(prompt)
+    counts = torch.zeros(v * v)
+    decs = []
+    for seed in range(trials):
+        dec = make(seed)
         out = dec.run().tokens
-        lengths.add(len(dec.history[0].drafts))
-        counts[out[0] * 50 + out[1]] += 1
-    assert {1, 2} <= lengths  # the stop cut some first steps short, not all
+        decs.append(dec)
+        counts[out[0] * v + out[1]] += 1
     keep = joint > 0.01
     obs = torch.cat([counts[keep], counts[~keep].sum(0, keepdim=True)])
     exp = torch.cat([joint[keep], joint[~keep].sum(0, keepdim=True)])
     _, _, pval = chi_square(obs.numpy(), exp.numpy())
     assert pval > 0.001
+    return decs
+
+
+def test_confidence_stop_keeps_rejection_sampling_lossless(pair):
+    """The first two tokens of sampled speculation (N = 2, stop below 0.7: some first steps stop after one
+    draft, some draft both) are distributed as the target's own p(t1) p(t2 | t1) (chi-square)."""
+    target, draft = pair
+    decs = first_two_tokens_match_the_target(target, [1, 5, 9], lambda seed: SpeculativeDecoder(
+        target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False, stop_below=0.7).start([1, 5, 9]))
+    lengths = {len(dec.history[0].drafts) for dec in decs}
+    assert {1, 2} <= lengths  # the stop cut some first steps short, not all
 
 
 def test_confidence_stop_is_checked(pair):
@@ -344,26 +352,10 @@ def test_copy_mix_keeps_rejection_sampling_lossless(pair):
     p(t1) p(t2 | t1) (chi-square)."""
     target, draft = pair
     prompt = [1, 22, 23, 24, 22, 23]
-    with torch.no_grad():
-        p1 = torch.softmax(target.model(input_ids=torch.tensor([prompt])).logits[0, -1].float(), -1)
-        firsts = torch.arange(50)
-        rows = torch.tensor([prompt] * 50)
-        p2 = torch.softmax(target.model(input_ids=torch.cat([rows, firsts[:, None]], 1)).logits[:, -1].float(), -1)
-    joint = (p1[:, None] * p2).flatten()
-    counts = torch.zeros(2500)
-    copied = 0
-    for seed in range(1200):
-        dec = SpeculativeDecoder(target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False,
-                                 copy=0.5).start(prompt)
-        out = dec.run().tokens
-        copied += dec.history[0].drafts[0].copied
-        counts[out[0] * 50 + out[1]] += 1
+    decs = first_two_tokens_match_the_target(target, prompt, lambda seed: SpeculativeDecoder(
+        target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False, copy=0.5).start(prompt))
+    copied = sum(dec.history[0].drafts[0].copied for dec in decs)
     assert 450 < copied < 750  # the copy's part is drawn about half the time
-    keep = joint > 0.01
-    obs = torch.cat([counts[keep], counts[~keep].sum(0, keepdim=True)])
-    exp = torch.cat([joint[keep], joint[~keep].sum(0, keepdim=True)])
-    _, _, pval = chi_square(obs.numpy(), exp.numpy())
-    assert pval > 0.001
 
 
 def test_copy_weight_is_checked(pair):
