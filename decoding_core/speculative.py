@@ -114,13 +114,15 @@ def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozens
     return []
 
 
-def copy_candidate(context: list[int], min_ngram: int = 2, max_ngram: int = 3,
+COPY_MIN_NGRAM = 2  # the shortest match the copy mix copies after (one token is too weak: docs/eval-s33.log)
+
+
+def copy_candidate(context: list[int], min_ngram: int | None = None, max_ngram: int = 3,
                    never: frozenset[int] = frozenset()) -> int | None:
     """The token that followed the most recent earlier occurrence of the context's last n-gram (longest first,
-    ``max_ngram`` down to ``min_ngram`` tokens), or None (no such occurrence, or it is a token in ``never``): what a
-    copying draft would propose next. A match of one token is too weak to pay as a mix weight (measured,
-    docs/eval-s33.log)."""
-    chain = prompt_lookup(context, 1, max_ngram, never, min_ngram)
+    ``max_ngram`` down to ``min_ngram`` tokens, default ``COPY_MIN_NGRAM``), or None (no such occurrence, or it is a
+    token in ``never``): what a copying draft would propose next."""
+    chain = prompt_lookup(context, 1, max_ngram, never, COPY_MIN_NGRAM if min_ngram is None else min_ngram)
     return chain[0] if chain else None
 
 

@@ -3,6 +3,7 @@ draft lengths N: the greedy replay of decoding_core/sizing.py (chain_tau_table: 
 greedy output the draft, mixed with the copy, proposes N tokens; exact for greedy verification).
 
     python scripts/copy_sweep.py --prompts 48 --copies 0,0.1,0.2,0.3,0.4,0.5
+    python scripts/copy_sweep.py --prompts 48 --copies 0.3 --min-ngram 1     # copy after one-token matches too
 
 Each line prints the weight, tau for N = 1..6, and the time the replay took. A weight of 0.5 or more makes the copy
 win wherever there is one (w > (1 - w) q for every q); below, it wins where the draft's top probability is within
@@ -15,6 +16,7 @@ import time
 
 from train_common import ROOT, corpus_rows
 
+from decoding_core import speculative
 from decoding_core.draft import load_embedded_draft
 from decoding_core.models import load_model
 from decoding_core.sizing import chain_tau_table, greedy_references
@@ -27,7 +29,10 @@ def main(argv=None) -> dict[float, dict[int, float]]:
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--copies", default="0,0.3")
     ap.add_argument("--max-n", type=int, default=6)
+    ap.add_argument("--min-ngram", type=int, default=speculative.COPY_MIN_NGRAM,
+                    help="the shortest match the copy copies after (the decoders' default: 2)")
     args = ap.parse_args(argv)
+    speculative.COPY_MIN_NGRAM = args.min_ngram
     lm = load_model(device="cpu")
     draft = load_embedded_draft(lm)
     rows = corpus_rows(ROOT / args.corpus, "heldout")
@@ -40,7 +45,7 @@ def main(argv=None) -> dict[float, dict[int, float]]:
         table = chain_tau_table(lm, draft, prompts, args.max_new_tokens, ns, refs, copy=w)
         out[w] = table
         taus = "  ".join(f"N={n}: {tau:.4f}" for n, tau in table.items())
-        print(f"copy weight {w:g}: {taus}  ({len(prompts)} held-out instructions, {time.perf_counter() - t0:.0f} s)",
+        print(f"copy weight {w:g} (matches of {args.min_ngram}+ tokens): {taus}  ({len(prompts)} held-out instructions, {time.perf_counter() - t0:.0f} s)",
               flush=True)
     return out
 

@@ -452,4 +452,4 @@ def test_copy_sweep_replays_the_mixed_draft(corpus, embedded, capsys):
             acc, steps = acc + m["accepted"], steps + m["verify_steps"]
         assert table[4] == pytest.approx((acc + steps) / steps, abs=0.15)
     out = capsys.readouterr().out
-    assert "copy weight 0: N=1:" in out and "copy weight 0.5: N=1:" in out
+    assert "copy weight 0 (matches of 2+ tokens): N=1:" in out and "copy weight 0.5 (matches of 2+ tokens): N=1:" in out
