@@ -255,27 +255,12 @@ class Bench:
             self.add("speculative", f"draft step ({layers} layers, one token after 128, q included): {label}",
                      1000 * draft_step_cost(self.lm, d), "ms")
         chosen = auto_chain(self.lm, draft, "embedded")
-        sizes = [4] + ([chosen["n_draft"]] if chosen["n_draft"] != 4 else [])
         self.add("speculative", f"device-aware N ({chosen['reason']})", chosen["n_draft"], "tokens")
-        for n_draft in sizes:
-            runs = []
-
-            def run(i, n_draft=n_draft, runs=runs):
-                r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n,
-                                       stop_at_eos=False).start(i).run()
-                runs.append(r.metrics)
-                return r
-
-            ours, plain, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
-            self.add("speculative", f"ours draft model (greedy match, N={n_draft})", ours, "tok/s")
-            self.add("speculative", f"N={n_draft}: speed-up over plain greedy (ours, same run)", speedup, "x")
-            self.add("speculative", f"N={n_draft}: mean accepted length tau",
-                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
-            self.add("speculative", f"N={n_draft}: acceptance rate", statistics.median(m["acceptance_rate"] for m in runs),
-                     "share")
-            if n_draft == sizes[-1]:
-                self.spec_speedup, self.greedy_heldout = speedup, plain
-        self.copy_mix(draft)
+        for n_draft in dict.fromkeys([4, chosen["n_draft"]]):
+            ours, plain, speedup = self.chain_rows(draft, n_draft, f"N={n_draft}", rate=True)
+            if n_draft == chosen["n_draft"]:
+                self.greedy_heldout = plain
+        self.default_settings(draft)
         run4, hf_assisted = self.assisted_pairing(draft)
         try:
             _, hf, ratio = self.paired(run4, hf_assisted, lambda r: len(r.tokens), lambda o: self.n)
@@ -299,28 +284,44 @@ class Bench:
             print(f"  assisted generation failed: {exc}", file=sys.stderr)
         self.add("speculative", "plain greedy on held-out instructions", self.greedy_heldout, "tok/s")
 
-    def copy_mix(self, draft):
-        """The draft mixed with a copy of the context (SpeculativeDecoder's ``copy``, the measured weight) at N = 4 and
-        at the device-aware N for that weight."""
-        from .settings import COPY_WEIGHT
+    def chain_rows(self, draft, n_draft: int, label: str, rate: bool = False, **kw) -> tuple[float, float, float]:
+        """Speculative decoding with the draft at N (``kw``: SpeculativeDecoder's copy, lookup, runner_up) timed in
+        alternation with plain greedy: its speed-up, tau and acceptance rate (and its tokens/s with ``rate``)."""
+        runs = []
+
+        def run(i):
+            r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False,
+                                   **kw).start(i).run()
+            runs.append(r.metrics)
+            return r
+
+        ours, plain, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
+        if rate:
+            self.add("speculative", f"ours draft model (greedy match, {label})", ours, "tok/s")
+        self.add("speculative", f"{label}: speed-up over plain greedy (ours, same run)", speedup, "x")
+        self.add("speculative", f"{label}: mean accepted length tau",
+                 statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+        self.add("speculative", f"{label}: acceptance rate", statistics.median(m["acceptance_rate"] for m in runs),
+                 "share")
+        return ours, plain, speedup
+
+    def default_settings(self, draft):
+        """The draft mixed with a copy of the context (the measured weight), then the page's and the CLI's default:
+        with it, a lookup branch and runner-up leaves verified beside the chain; each at N = 4 and at the
+        device-aware N for those settings. The default's speed-up at its N is what EAGLE is compared with."""
+        from .settings import Speculative
         from .sizing import auto_chain
 
-        w = COPY_WEIGHT
-        n_auto = auto_chain(self.lm, draft, "embedded", w)["n_draft"]
-        for n_draft in dict.fromkeys([4, n_auto]):
-            runs = []
-
-            def run(i, n_draft=n_draft, runs=runs):
-                r = SpeculativeDecoder(self.lm, draft, n_draft, "greedy", max_new_tokens=self.n, stop_at_eos=False,
-                                       copy=w).start(i).run()
-                runs.append(r.metrics)
-                return r
-
-            _, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
-            label = f"N={n_draft}{' (device-aware)' if n_draft == n_auto else ''}, draft + copy weight {w}"
-            self.add("speculative", f"{label}: speed-up over plain greedy (ours, same run)", speedup, "x")
-            self.add("speculative", f"{label}: mean accepted length tau",
-                     statistics.median(m["mean_accepted_length"] for m in runs), "tok")
+        d = Speculative()
+        for what, kw in ((f"draft + copy weight {d.copy}", dict(copy=d.copy)),
+                         (f"default (copy weight {d.copy}, lookup branch {d.lookup}, runner-up leaves)",
+                          dict(copy=d.copy, lookup=d.lookup, runner_up=d.runner_up))):
+            n_auto = auto_chain(self.lm, draft, "embedded", **kw)["n_draft"]
+            for n_draft in dict.fromkeys([4, n_auto]):
+                label = f"N={n_draft}{' (device-aware)' if n_draft == n_auto else ''}, {what}"
+                _, _, speedup = self.chain_rows(draft, n_draft, label, **kw)
+                if n_draft == n_auto and kw.get("lookup") == d.lookup:
+                    self.spec_speedup = speedup
 
     def assisted_pairing(self, draft, n_draft: int = 4, fixed: bool = True):
         """(ours, transformers' assisted generation) as run(prompt ids) functions with the same draft and N: ours runs

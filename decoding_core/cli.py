@@ -86,6 +86,9 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     r.add_argument("--copy", type=float, default=Speculative.copy,
                    help="mix the draft's distribution with a copy of the context: q' = (1 - w) q + w [the token that "
                         "followed the latest earlier occurrence of the last 2-3 tokens]; 0 = the draft alone")
+    r.add_argument("--runner-up", action=argparse.BooleanOptionalAction, default=Speculative.runner_up,
+                   help="verify the draft's second choice beside every drafted token too (a leaf of the step's tree; "
+                        "on by default)")
     r.add_argument("--verify", choices=RULES, default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",
@@ -99,9 +102,10 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
                    help="tree depth, or auto (default): chosen with --total-tokens for this device")
     r.add_argument("--total-tokens", type=_int_or_auto, default="auto",
                    help="tree size, or auto (default): the size that maximises tokens/s on this device")
-    r.add_argument("--lookup", type=int, default=0,
-                   help="add to every tree a branch of up to this many tokens copied from the context (prompt "
-                        "lookup; 0 = none)")
+    r.add_argument("--lookup", type=int, default=None,
+                   help="EAGLE and speculative: verify beside the draft a branch of up to this many tokens copied "
+                        f"from the context (prompt lookup; 0 = none; default {Eagle.lookup} for EAGLE, "
+                        f"{Speculative.lookup} for speculative)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -210,10 +214,11 @@ def _strategy_settings(args, name: str):
         return StochasticBeam(args.num_beams, args.temperature)
     if name == "speculative":
         return Speculative(args.draft, args.n_draft, args.verify, args.verify_k, args.target_sample, sampling,
-                           args.stop_below, args.copy)
+                           args.stop_below, args.copy, Speculative.lookup if args.lookup is None else args.lookup,
+                           args.runner_up)
     if name == "eagle":
         return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling,
-                     args.lookup)
+                     Eagle.lookup if args.lookup is None else args.lookup)
     raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
 
 

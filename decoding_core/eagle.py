@@ -26,8 +26,8 @@ from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import LOOKUP_MAX
 from .speculative import prompt_lookup
-from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, position_ids, static_tree_parents,
-                    tree_attention_mask, tree_verify_mask)
+from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, keep_path, position_ids,
+                    static_tree_parents, tree_attention_mask, tree_verify_mask)
 
 
 @dataclass
@@ -421,15 +421,8 @@ class EagleDecoder(DraftVerifyDecoder):
     def _keep(self, prefix: int, path: list[int], out) -> None:
         """Keep the root's and the accepted nodes' KV entries, contiguous after the prefix, and their
         true features (the head's inputs next step). ``out``: the verify forward's output."""
+        keep_path(self.t_cache, prefix, path)
         sel = torch.tensor(path, device=self.lm.device)
-        first = next((i for i, node in enumerate(path) if node != i), len(path))  # entries before it are in place
-        if first < len(path):  # move the kept entries down (gathered first: no overlap)
-            src, end = prefix + sel[first:], prefix + len(path)
-            with torch.inference_mode():                   # the cache's tensors were made in inference mode
-                for layer in self.t_cache.layers:
-                    layer.keys[..., prefix + first:end, :] = layer.keys[..., src, :]
-                    layer.values[..., prefix + first:end, :] = layer.values[..., src, :]
-        crop_to(self.t_cache, prefix + len(path))          # a view: nothing before the prefix is copied
         self.features = torch.cat([self.features, self._features(out, sel)])
 
     def _prefill_step(self, t0) -> EagleStep:

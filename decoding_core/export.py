@@ -105,6 +105,8 @@ def from_json(data: dict, types_: dict | None = None):
     hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
     kwargs = {f.name: _convert(hints.get(f.name, typing.Any), data[f.name], types_)
               for f in dataclasses.fields(cls) if f.name in data and f.init}
+    # a record written before a field existed ran as that field's old value (not its new default)
+    kwargs.update({k: v for k, v in getattr(cls, "BEFORE_FIELD", {}).items() if k not in data})
     return cls(**kwargs)
 
 

@@ -24,7 +24,7 @@ HEADS = ("eagle1", "eagle3")
 DRAFT_KINDS = ("embedded", "prompt-lookup")   # or any model id / folder
 STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eagle")
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
-LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree may add
+LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree or a speculative chain may add
 REFERENCE_N = 4            # draft length used where no device-aware N is known
 COPY_MAX = 0.9             # the largest copy weight a speculative draft's q may be mixed with
 COPY_WEIGHT = 0.3          # the copy weight measured (scripts/eval_tau.py --copy) and benchmarked
@@ -188,7 +188,10 @@ class Speculative:
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     stop_below: float = 0.0                   # stop drafting after a token with draft confidence q(y) below this
     copy: float = COPY_WEIGHT                 # mix the draft's q with a copy of the context: (1 - copy) q + copy [c]
+    lookup: int = 8                           # verify beside the chain a branch of up to this many copied tokens
+    runner_up: bool = True                    # ... and the draft's second choice at every position (a leaf)
     name = "speculative"
+    BEFORE_FIELD = {"copy": 0.0, "lookup": 0, "runner_up": False}  # how runs saved before these fields existed ran
 
     def __post_init__(self):
         if not isinstance(self.draft, str) or not self.draft.strip():
@@ -199,6 +202,9 @@ class Speculative:
         _number("K (top-K verification)", self.verify_k, lo=1, integer=True)
         _number("confidence stop", self.stop_below, lo=0.0, hi=0.99)
         _number("copy weight", self.copy, lo=0.0, hi=COPY_MAX)
+        _number("lookup branch", self.lookup, lo=0, hi=LOOKUP_MAX, integer=True)
+        if not isinstance(self.runner_up, bool):
+            raise ValueError(f"runner-up leaves must be true or false, got {self.runner_up!r}")
 
     @property
     def samples(self) -> bool:

@@ -194,10 +194,20 @@ def smallest_near_best(rates: dict, tol: float = NOISE):
     return min(k for k, v in rates.items() if v >= best * (1 - tol))
 
 
-def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float) -> tuple[int, dict]:
-    """The N maximising tau(N) / (N * draft step + verify(N + 1)), the smallest within the noise; returns
-    (N, {N: expected tokens/s})."""
-    rates = {n: tau / (n * draft_step_s + interpolate(verify, n + 1)) for n, tau in tau_by_n.items()}
+def chain_verify_tokens(n: int, lookup: int = 0, runner_up: bool = False) -> int:
+    """Tokens in a speculative verify pass with a chain of N: the last token, the N drafts, with runner-up leaves
+    one more per draft, with a lookup branch up to ``lookup`` more (counted in full: the cost's upper bound)."""
+    return 1 + n * (2 if runner_up else 1) + lookup
+
+
+def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float, lookup: int = 0,
+                 runner_up: bool = False, tokens_by_n: dict[int, float] | None = None) -> tuple[int, dict]:
+    """The N maximising tau(N) / (N * draft step + verify(tokens of the pass)), the smallest within the noise;
+    returns (N, {N: expected tokens/s}). ``tokens_by_n``: the pass's mean size measured for each N (a tree's
+    varies), else its largest (``chain_verify_tokens``)."""
+    tokens = tokens_by_n or {}
+    rates = {n: tau / (n * draft_step_s + interpolate(verify, tokens.get(n, chain_verify_tokens(n, lookup, runner_up))))
+             for n, tau in tau_by_n.items()}
     return smallest_near_best(rates), rates
 
 
@@ -227,11 +237,16 @@ def _walk(accepted_at: list[int], n_tokens: int) -> int:
     """Verify steps of a greedy run that must emit ``n_tokens`` tokens when the step starting at output
     position i would accept accepted_at[i] drafts (then emits one more token). Like the decoders, a step
     never drafts past the token budget (at most n_tokens - i - 1 accepted)."""
-    pos = steps = 0
+    return len(_step_starts(accepted_at, n_tokens))
+
+
+def _step_starts(accepted_at: list[int], n_tokens: int) -> list[int]:
+    """The output positions where the verify steps of ``_walk`` start."""
+    pos, starts = 0, []
     while pos < n_tokens:
+        starts.append(pos)
         pos += min(accepted_at[pos], n_tokens - pos - 1) + 1
-        steps += 1
-    return steps
+    return starts
 
 
 def greedy_references(lm: LoadedModel, prompts: list[list[int]], max_new_tokens: int) -> list[list[int]]:
@@ -305,56 +320,93 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
 
 @torch.inference_mode()
 def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
-                    ns: tuple[int, ...], references: list[list[int]] | None = None, copy: float = 0.0) -> dict[int, float]:
+                    ns: tuple[int, ...], references: list[list[int]] | None = None, copy: float = 0.0,
+                    lookup: int = 0, runner_up: bool = False, verify_tokens: dict | None = None) -> dict[int, float]:
     """tau of greedy speculative decoding with the draft for every chain length N in ``ns``, by the same
     replay: at every position of the target's greedy output the draft proposes max(ns) tokens greedily;
     a chain of length N accepts min(matching run, N). ``copy``: the draft's q mixed with a copy of the context
-    (SpeculativeDecoder's ``copy``)."""
+    (SpeculativeDecoder's ``copy``); ``lookup`` / ``runner_up``: the tree the decoder verifies around the chain
+    (its lookup branch, its runner-up leaves), the run then the longest path of the tree that matches.
+    ``verify_tokens``: a dict to fill with the mean number of tokens in a step's verify pass for each N (the
+    tree's size varies: the lookup branch is shorter where the copy merges with the chain or finds nothing)."""
     from .speculative import SpeculativeDecoder
 
     n_max = max(ns)
-    tokens_total, steps_total = 0, {n: 0 for n in ns}
+    tokens_total, steps_total, fed = 0, {n: 0 for n in ns}, {n: 0 for n in ns}
     for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
-        dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens, copy=copy).start(ids)
-        runs = []
+        dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens, copy=copy,
+                                 lookup=lookup, runner_up=runner_up).start(ids)
+        runs, sizes = {n: [] for n in ns}, {n: [] for n in ns}
         for i in range(len(g)):
             dec.tokens = g[:i]
-            ys, _ = dec._propose(n_max)
+            ys, q = dec._propose(n_max)
             crop_to(dec.d_cache, len(ids) + i)
             dec.d_len = len(ids) + i
-            run = 0
-            while run < len(ys) and i + run < len(g) and ys[run] == g[i + run]:
-                run += 1
-            runs.append(run)
+            budget = max_new_tokens - i  # as the decoder's step at output position i: at most budget - 1 drafts deep
+            for n in ns:
+                if lookup or runner_up:
+                    k = min(n, budget - 1)
+                    tokens, parents, _, _ = dec._tree(dec.context, ys[:k], q[:k] if q is not None else None, budget)
+                    runs[n].append(_tree_run(tokens, parents, g[i:]))
+                    sizes[n].append(len(tokens))
+                else:
+                    runs[n].append(_tree_run([0] + ys[:n], list(range(-1, len(ys[:n]))), g[i:]))
+                    sizes[n].append(1 + min(n, budget - 1))
         tokens_total += len(g)
         for n in ns:
-            steps_total[n] += _walk([min(r, n) for r in runs], len(g))
+            starts = _step_starts(runs[n], len(g))
+            steps_total[n] += len(starts)
+            fed[n] += sum(sizes[n][i] for i in starts)
+    if verify_tokens is not None:
+        verify_tokens.update({n: fed[n] / s for n, s in steps_total.items() if s})
     return {n: tokens_total / s if s else 1.0 for n, s in steps_total.items()}
 
 
-def chain_table_rows(manifest: dict, copy: float = 0.0) -> list:
-    """The draft manifest's rows of held-out tau by N: with a copy weight the table measured with that weight
-    (``tau_by_size_copy``) where there is one, else the draft's own (``tau_by_size``)."""
+def _tree_run(tokens: list[int], parents: list[int], rest: list[int]) -> int:
+    """How many drafted tokens greedy verification accepts from a tree when the target's output goes on with
+    ``rest``: the length of the path from the root whose tokens match (siblings carry distinct tokens)."""
+    node, run = 0, 0
+    while run < len(rest):
+        node = next((c for c in range(node + 1, len(tokens)) if parents[c] == node and tokens[c] == rest[run]), None)
+        if node is None:
+            break
+        run += 1
+    return run
+
+
+def chain_table_rows(manifest: dict, copy: float = 0.0, lookup: int = 0, runner_up: bool = False) -> list:
+    """The draft manifest's rows of held-out tau by N, measured with these settings where the manifest has them:
+    the tree around the chain (``tau_by_size_tree``: its copy weight, lookup branch and runner-up leaves), the copy
+    weight alone (``tau_by_size_copy``), else the draft's own (``tau_by_size``: the lowest, a safe guess). A tree with
+    settings the manifest has no table for: no rows (the caller falls back to the reference N)."""
+    tree = manifest.get("tau_by_size_tree", {})
+    if lookup or runner_up:  # a chain's table would under-state tau and its size the pass: none rather than a wrong N
+        return tree["rows"] if tree.get("rows") and (tree.get("copy"), tree.get("lookup"), tree.get("runner_up")) \
+            == (copy, lookup, runner_up) else []
     table = manifest.get("tau_by_size_copy", {})
     if copy and table.get("copy") == copy and table.get("rows"):
         return table["rows"]
     return manifest.get("tau_by_size", {}).get("rows", [])
 
 
-def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy: float = 0.0) -> dict:
+def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy: float = 0.0, lookup: int = 0,
+               runner_up: bool = False) -> dict:
     """The draft length N that maximises expected tokens/s on THIS device: the shipped draft's held-out
-    tau for each N (its manifest's ``tau_by_size``, or the table measured with the copy weight ``copy``) over the
-    measured cost of N draft steps plus a verify pass of N + 1 tokens. Other drafts have no table: the reference
-    N."""
-    rows = chain_table_rows(draft_manifest(), copy) if source == "embedded" and draft is not None else []
+    tau for each N (its manifest's table measured with these settings, ``chain_table_rows``) over the measured
+    cost of N draft steps plus a verify pass of the step's tokens (``chain_verify_tokens``). Other drafts have no
+    table: the reference N."""
+    rows = (chain_table_rows(draft_manifest(), copy, lookup, runner_up) if source == "embedded" and draft is not None
+            else [])
     if not rows:
         return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}
-    table = {int(n): float(tau) for n, tau in rows}
+    table = {int(row[0]): float(row[1]) for row in rows}
+    tokens = {int(row[0]): float(row[2]) for row in rows if len(row) > 2}  # the measured mean verify size
     verify = forward_costs(target)
     step_s = draft_step_cost(target, draft)
-    n, rates = choose_chain(table, verify, step_s)
+    n, rates = choose_chain(table, verify, step_s, lookup, runner_up, tokens)
     return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
-            "tau": table[n], "reason": "measured"}
+            "tau": table[n], "reason": "measured",
+            "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table}}
 
 
 def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:

@@ -26,7 +26,8 @@ from .decoders import DraftVerifyDecoder, crop_to, forward
 from .lean import LeanCache
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
-from .settings import COPY_MAX, RULES
+from .settings import COPY_MAX, LOOKUP_MAX, RULES
+from .trees import children_of, depths, keep_path, position_ids, tree_verify_mask
 
 TOP_N = 12
 
@@ -155,11 +156,13 @@ class DraftToken:
     token_id: int
     text: str
     p: float
-    q: float
+    q: float | None      # None: a token copied from the context (no draft probability)
     accept_prob: float
     uniform: float | None
     status: str          # accepted | rejected | discarded
     copied: bool = False  # the copy (prompt lookup inside the mix, ``copy`` > 0) chose this token, not the draft
+    source: str = "draft"  # draft (the chain) | runner-up (the draft's second choice, a leaf) | lookup (copied branch)
+    depth: int = 0         # 1-based position in the step's text (a branch token sits beside the chain's token there)
 
 
 @dataclass(frozen=True)
@@ -176,10 +179,16 @@ class SpecStep:
     target_s: float
     elapsed_s: float
     is_verify = True                      # every step is one verify pass (metrics_so_far)
+    branch: tuple[DraftToken, ...] = ()   # tokens verified beside the chain (runner-up leaves, the lookup branch)
 
     @property
     def n_drafted(self) -> int:
-        return len(self.drafts)
+        return len(self.drafts) + len(self.branch)
+
+    @property
+    def accepted_branch(self) -> tuple[DraftToken, ...]:
+        """The branch tokens on the accepted path (they follow the chain's accepted drafts in ``emitted``)."""
+        return tuple(d for d in self.branch if d.status == "accepted")
 
 
 class SpeculativeDecoder(DraftVerifyDecoder):
@@ -191,8 +200,13 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     def __init__(self, target: LoadedModel, draft: LoadedModel | None, n_draft: int = 4, rule: str = "greedy",
                  verify_k: int = 1, settings: SamplingSettings | None = None, max_new_tokens: int = 64,
                  seed: int = 0, stop_at_eos: bool = True, target_sample: bool = False, backend: str = "eager",
-                 stop_below: float = 0.0, copy: float = 0.0):
-        super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
+                 stop_below: float = 0.0, copy: float = 0.0, lookup: int = 0, runner_up: bool = False):
+        if isinstance(lookup, bool) or not isinstance(lookup, int) or not 0 <= lookup <= LOOKUP_MAX:
+            raise ValueError(f"the lookup branch must be an integer in [0, {LOOKUP_MAX}] tokens, got {lookup!r}")
+        if not isinstance(runner_up, bool):
+            raise ValueError(f"runner-up leaves must be true or false, got {runner_up!r}")
+        tree = draft is not None and bool(lookup or runner_up)  # a tree verify pass: the eager forward (as EAGLE)
+        super().__init__(target, max_new_tokens, seed, stop_at_eos, "eager" if tree else backend)
         if not isinstance(stop_below, (int, float)) or not 0.0 <= stop_below < 1.0:
             raise ValueError(f"the confidence stop must be in [0, 1), got {stop_below!r}")
         if isinstance(copy, bool) or not isinstance(copy, (int, float)) or not 0.0 <= copy <= COPY_MAX:
@@ -214,6 +228,9 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         # the draft's q mixed with a copy of the context: q' = (1 - copy) q + copy * [the copied token] (0 = the draft)
         self.copy = float(copy) if draft is not None else 0.0
         self.copied: list[bool] = []  # per token of the last proposal: chosen by the copy
+        # a tree around the chain, verified in the same forward (a drafting model only: prompt lookup IS the copy)
+        self.lookup = lookup if draft is not None else 0   # a branch of up to this many tokens copied from the context
+        self.runner_up = runner_up and draft is not None  # the draft's second choice at every position, as a leaf
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
@@ -224,10 +241,14 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             sizes["stop_below"] = self.stop_below
         if self.copy:
             sizes["copy"] = self.copy
+        if self.lookup:
+            sizes["lookup"] = self.lookup
+        if self.runner_up:
+            sizes["runner_up"] = True
         return {**super().metrics(), "sizes": sizes}
 
     def _reset(self):
-        cap = len(self.prompt_ids) + self.max_new_tokens + self.n_draft + 1
+        cap = len(self.prompt_ids) + self.max_new_tokens + 2 * self.n_draft + self.lookup + 1
         self.t_cache = self.target.new_cache(cap)
         self.d_cache = new_draft_cache(self.draft, cap) if self.draft is not None else None
         self.t_len = self.d_len = 0     # tokens of prompt + output already in each cache
@@ -299,6 +320,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         return y, took
 
     def _step(self, t0):
+        if self.lookup or self.runner_up:
+            return self._tree_step(t0)
         budget = self.max_new_tokens - len(self.tokens)
         n = min(self.n_draft, budget - 1)
         d0 = time.perf_counter()
@@ -341,12 +364,166 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             i = v.n_accepted
             res = v.residual if v.residual is not None else p[i]
             qi = q[i] if q is not None else torch.zeros_like(p[i]).index_fill_(0, torch.tensor([ys[i]]), 1.0)
-            ids = torch.topk(p[i] + qi + res, min(TOP_N, p.shape[-1])).indices.tolist()
-            residual_top = (tuple(ids), tuple(self.lm.token_text(t) for t in ids), tuple(p[i, ids].tolist()),
-                            tuple(qi[ids].tolist()), tuple(res[ids].tolist()))
+            residual_top = self._top_slice(p[i], qi, res)
         source = v.next_source if ys else "own"  # nothing drafted: the target's own token, not a "bonus"
         return SpecStep(len(self.history), tuple(drafts), v.n_accepted, v.next_token, self.lm.token_text(v.next_token),
                         source, tuple(emitted), residual_top, draft_s, target_s, time.perf_counter() - t0)
+
+
+    def _top_slice(self, p: torch.Tensor, q: torch.Tensor, res: torch.Tensor) -> tuple:
+        """(ids, texts, p, q, residual) of the TOP_N tokens that matter most at a rejection."""
+        ids = torch.topk(p + q + res, min(TOP_N, p.shape[-1])).indices.tolist()
+        return (tuple(ids), tuple(self.lm.token_text(t) for t in ids), tuple(p[ids].tolist()), tuple(q[ids].tolist()),
+                tuple(res[ids].tolist()))
+
+    # -- a tree around the chain: runner-up leaves and a lookup branch -------------------------------------
+    def _tree(self, ctx: list[int], ys: list[int], q: torch.Tensor | None, budget: int):
+        """The step's tree: node 0 the last token (not yet in the target's cache), the chain ys, with
+        ``runner_up`` the draft's second choice beside every chain token (a leaf), with ``lookup`` the tokens that
+        followed the latest earlier occurrence of the context's last 1-3 tokens, merged where a node already holds
+        the copied token. Siblings carry distinct tokens. Returns (tokens, parents, kinds, q row per node)."""
+        tokens, parents, kinds, rows = [ctx[-1]], [-1], ["root"], [None]
+        for i, y in enumerate(ys):
+            tokens.append(y), parents.append(i), kinds.append("draft"), rows.append(i)
+        if self.runner_up and q is not None:
+            second = torch.topk(q, 2, dim=-1)
+            for i, y in enumerate(ys):
+                vals, ids = second.values[i].tolist(), second.indices[i].tolist()
+                alt, q_alt = (ids[1], vals[1]) if ids[0] == y else (ids[0], vals[0])
+                if q_alt > 0:  # a reduced-vocabulary draft gives no second choice where q is one token
+                    tokens.append(alt), parents.append(i), kinds.append("runner-up"), rows.append(None)
+        if self.lookup:
+            children = children_of(parents)
+            node = 0
+            for tok in prompt_lookup(ctx, min(self.lookup, budget - 1), never=self.special_ids):
+                nxt = next((c for c in children.get(node, []) if tokens[c] == tok), None)
+                if nxt is None:
+                    tokens.append(tok), parents.append(node), kinds.append("lookup"), rows.append(None)
+                    nxt = len(tokens) - 1
+                    children.setdefault(node, []).append(nxt)
+                node = nxt
+        return tokens, parents, kinds, rows
+
+    def _tree_step(self, t0):
+        budget = self.max_new_tokens - len(self.tokens)
+        n = min(self.n_draft, budget - 1)
+        d0 = time.perf_counter()
+        ys, q = self._propose(n)
+        ctx = self.context
+        tokens, parents, kinds, rows = self._tree(ctx, ys, q, budget)
+        d1 = time.perf_counter()
+        prefix = len(ctx) - 1                 # the last token is the root; what the cache lacks before it is fed first
+        pending = ctx[self.t_len:-1]
+        dev = self.lm.device
+        positions = torch.cat([torch.arange(self.t_len, prefix), position_ids(parents, prefix)])
+        with torch.inference_mode():  # the model's own forward (its logit scaling, any architecture), a tree mask
+            logits = self.lm.model(input_ids=torch.tensor([pending + tokens], device=dev), cache=self.t_cache,
+                                   use_cache=True, position_ids=positions[None].to(dev), logits_to_keep=len(tokens),
+                                   attention_mask=tree_verify_mask(parents, self.t_len, self.lm.dtype, dev,
+                                                                   len(pending))).logits[0].float()
+        self.target_forwards += 1
+        p = self._probs(logits, self._node_contexts(ctx, tokens, parents))
+        path, nxt, trials, res = verify_tree(tokens, parents, p, q, rows, self.rule, self.verify_k,
+                                             self.generator, self.sampling)
+        d2 = time.perf_counter()
+        keep_path(self.t_cache, prefix, path)
+        self.t_len = prefix + len(path)
+        on_chain = next((k for k, node in enumerate(path[1:]) if kinds[node] != "draft"), len(path) - 1)
+        if self.d_len > len(ctx) + on_chain:  # the draft read its chain: keep what the accepted path shares with it
+            crop_to(self.d_cache, len(ctx) + on_chain)
+            self.d_len = len(ctx) + on_chain
+        emitted = self._commit([tokens[i] for i in path[1:]], nxt, len(tokens) - 1, d1 - d0, d2 - d1)
+        return self._record_tree(tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, d1 - d0, d2 - d1, t0)
+
+    @staticmethod
+    def _node_contexts(ctx: list[int], tokens: list[int], parents: list[int]) -> list[list[int]]:
+        """The text each node's prediction conditions on (the repetition penalty reads it)."""
+        out = [ctx]
+        for i in range(1, len(tokens)):
+            out.append(out[parents[i]] + [tokens[i]])
+        return out
+
+    def _record_tree(self, tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, draft_s, target_s,
+                     t0) -> SpecStep:
+        on_path, depth = set(path), depths(parents)
+        drafts, branch = [], []
+        for i in range(1, len(tokens)):
+            status = "accepted" if i in on_path else "rejected" if i in trials else "discarded"  # trials: compared
+            a, u = trials.get(i, (1.0 if i in on_path else 0.0, None))
+            chain = kinds[i] == "draft"
+            qy = float(q[depth[i] - 1, tokens[i]]) if q is not None and kinds[i] != "lookup" else None
+            tok = DraftToken(tokens[i], self.lm.token_text(tokens[i]), float(p[parents[i], tokens[i]]), qy, a, u,
+                             status, chain and self.copied[i - 1], kinds[i], depth[i])
+            (drafts if chain else branch).append(tok)
+        last = path[-1]
+        stopped = [c for c in range(1, len(tokens)) if parents[c] == last]
+        residual_top = None
+        if stopped:
+            chain_child = next((c for c in stopped if kinds[c] == "draft"), None)
+            qi = q[depth[chain_child] - 1] if chain_child is not None else torch.zeros_like(p[last])
+            residual_top = self._top_slice(p[last], qi, res if res is not None else p[last])
+        source = "own" if len(tokens) == 1 else "correction" if stopped else "bonus"  # own: nothing was drafted
+        return SpecStep(len(self.history), tuple(drafts), len(path) - 1, nxt, self.lm.token_text(nxt),
+                        source, tuple(emitted), residual_top, draft_s, target_s,
+                        time.perf_counter() - t0, tuple(branch))
+
+
+def verify_tree(tokens: list[int], parents: list[int], p: torch.Tensor, q: torch.Tensor | None, rows: list,
+                rule: str, k: int = 1, generator: torch.Generator | None = None, sample_target: bool = False):
+    """Verify a drafted tree in one pass. p [T, V] the target's (processed) probabilities at every node; children
+    are tried in index order. A child with a q row (``rows[c]``: a chain draft drawn from q) is tried first at its
+    parent. Rules:
+    - greedy: follow the child that equals argmax p; the next token is argmax p at the last node;
+    - topk: follow the first child among the k most likely tokens of p; the next token is argmax p (or a sample
+      from p with ``sample_target``);
+    - sample (lossless; recursive rejection sampling as in SpecInfer): the chain child x ~ q is accepted with
+      probability min(1, p(x) / q(x)), else p becomes norm(max(0, p - q)); each further child, a point mass, is
+      accepted with probability p(x), else p(x) = 0 and p is renormalised; no child accepted: the next token is drawn
+      from what remains. Each step of this keeps the output distributed as p.
+    Returns (accepted path of node indices from the root, next token, {node: (acceptance probability, u)} of every
+    child compared with the target (u None for greedy and top-K, whose probability is 1 or 0), the distribution the
+    next token was drawn from (sample; None otherwise))."""
+    children = children_of(parents)
+    path, trials = [0], {}
+    while True:
+        node = path[-1]
+        kids = children.get(node, [])
+        if rule in ("greedy", "topk"):
+            ok = ({int(p[node].argmax())} if rule == "greedy"
+                  else set(torch.topk(p[node], min(k, p.shape[-1])).indices.tolist()))
+            hit = None
+            for c in kids:  # in order, up to the first that passes (the ones after it are never compared)
+                trials[c] = (1.0 if tokens[c] in ok else 0.0, None)
+                if tokens[c] in ok:
+                    hit = c
+                    break
+            if hit is None and rule == "greedy":
+                return path, next(iter(ok)), trials, None
+            if hit is None:
+                nxt = int(torch.multinomial(p[node], 1, generator=generator)) if sample_target else int(p[node].argmax())
+                return path, nxt, trials, None
+        else:
+            dist, hit = p[node], None
+            for c in kids:
+                x = tokens[c]
+                u = float(torch.rand((), generator=generator, device=p.device))
+                if rows[c] is not None:
+                    q_x = float(q[rows[c], x])
+                    a = min(1.0, float(dist[x]) / q_x) if q_x > 0 else 1.0
+                    rest = torch.clamp(dist - q[rows[c]], min=0)
+                else:
+                    a = float(dist[x])
+                    rest = dist.clone()
+                    rest[x] = 0
+                trials[c] = (a, u)
+                if u < a:
+                    hit = c
+                    break
+                total = float(rest.sum())
+                dist = rest / total if total > 0 else dist
+            if hit is None:
+                return path, int(torch.multinomial(dist, 1, generator=generator)), trials, dist
+        path.append(hit)
 
 
 def expected_tokens_per_step(alpha: float, n: int) -> float:

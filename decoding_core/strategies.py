@@ -22,7 +22,7 @@ class Loaders:
 
     draft: Callable      # (target, source) -> LoadedModel | None (None: prompt lookup)
     head: Callable       # (target, kind) -> EAGLE head
-    chain_size: Callable  # (target, draft, source, copy) -> sizing.auto_chain's dict
+    chain_size: Callable  # (target, draft, source, copy, lookup, runner_up) -> sizing.auto_chain's dict
     tree_size: Callable   # (target, head, kind, top_k) -> sizing.auto_tree's dict
 
 
@@ -53,7 +53,7 @@ def resolve_sizes(lm: LoadedModel, strategy: Strategy, draft=None, head=None, he
         if strategy.n_draft != "auto":
             return Sizes(n_draft=strategy.n_draft)
         if strategy.draft == "embedded" and draft is not None:
-            choice = loaders.chain_size(lm, draft, strategy.draft, strategy.copy)
+            choice = loaders.chain_size(lm, draft, strategy.draft, strategy.copy, strategy.lookup, strategy.runner_up)
         else:
             choice = {"n_draft": REFERENCE_N, "reason": f"no tau table for this draft: the reference N = {REFERENCE_N}"}
         return Sizes(n_draft=int(choice["n_draft"]), choice=choice)
@@ -108,7 +108,8 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         sizes = sizes or resolve_sizes(lm, strategy, draft=draft, loaders=loaders)
         dec = SpeculativeDecoder(lm, draft, sizes.n_draft, strategy.rule, strategy.verify_k, strategy.sampling,
                                  target_sample=strategy.target_sample, backend=run.backend,
-                                 stop_below=strategy.stop_below, copy=strategy.copy, **common)
+                                 stop_below=strategy.stop_below, copy=strategy.copy, lookup=strategy.lookup,
+                                 runner_up=strategy.runner_up, **common)
         dec.chosen_by = chosen_by(sizes.choice)
         return dec
     if isinstance(strategy, Eagle):
@@ -150,6 +151,10 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         src = {"embedded": Msg.of("core.desc.shipped_draft"),
                "prompt-lookup": Msg.of("core.desc.prompt_lookup")}.get(strategy.draft, strategy.draft)
         stop = Msg.of("core.desc.stop_below", q=strategy.stop_below) if strategy.stop_below else ""
+        if strategy.draft != "prompt-lookup" and (strategy.lookup or strategy.runner_up):
+            stop = Msg.of("core.desc.tree", rest=stop,
+                          lookup=Msg.of("core.desc.spec_lookup", n=strategy.lookup) if strategy.lookup else "",
+                          runner_up=Msg.of("core.desc.runner_up") if strategy.runner_up else "")
         if strategy.copy and strategy.draft != "prompt-lookup":
             stop = Msg.of("core.desc.copy", w=strategy.copy, rest=stop)
         return Msg.of("core.desc.speculative", src=src, n=n, rule=Msg.of(f"core.rule.{strategy.rule}"), stop=stop)

@@ -98,9 +98,33 @@ def additive_mask(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return out.masked_fill(~allowed, torch.finfo(dtype).min)
 
 
-def tree_verify_mask(parents: list[int], prefix_len: int, dtype: torch.dtype, device=None) -> torch.Tensor:
-    """The 4D additive mask [1, 1, T, prefix_len + T] for one target forward over a flattened tree:
-    every node sees the whole prefix, itself and its ancestors."""
+def tree_verify_mask(parents: list[int], prefix_len: int, dtype: torch.dtype, device=None,
+                     pending: int = 0) -> torch.Tensor:
+    """The 4D additive mask [1, 1, pending + T, prefix_len + pending + T] for one target forward over ``pending``
+    plain tokens (causal; 0 when the cache already holds the prefix) followed by a flattened tree: every tree node
+    sees the whole prefix and the pending tokens, itself and its ancestors."""
     tree = tree_attention_mask(parents)
-    allowed = torch.cat([torch.ones(len(parents), prefix_len, dtype=torch.bool), tree], dim=1)
-    return additive_mask(allowed, dtype)[None, None].to(device)
+    before = prefix_len + pending
+    rows = torch.cat([torch.ones(len(parents), before, dtype=torch.bool), tree], dim=1)
+    if pending:
+        causal = torch.ones(pending, pending, dtype=torch.bool).tril()
+        top = torch.cat([torch.ones(pending, prefix_len, dtype=torch.bool), causal,
+                         torch.zeros(pending, len(parents), dtype=torch.bool)], dim=1)
+        rows = torch.cat([top, rows])
+    return additive_mask(rows, dtype)[None, None].to(device)
+
+
+def keep_path(cache, prefix: int, path: list[int]) -> None:
+    """After a verify forward over a flattened tree (node i's KV entry at position prefix + i of ``cache``, a
+    DynamicCache), keep only the entries of ``path`` (node indices, root first), contiguous after the prefix."""
+    from .fastpath import crop_to
+
+    first = next((i for i, node in enumerate(path) if node != i), len(path))  # entries before it are in place
+    if first < len(path):  # move the kept entries down (gathered first: no overlap)
+        sel = torch.tensor(path[first:], device=cache.layers[0].keys.device)
+        src, end = prefix + sel, prefix + len(path)
+        with torch.inference_mode():                   # the cache's tensors were made in inference mode
+            for layer in cache.layers:
+                layer.keys[..., prefix + first:end, :] = layer.keys[..., src, :]
+                layer.values[..., prefix + first:end, :] = layer.values[..., src, :]
+    crop_to(cache, prefix + len(path))                 # a view: nothing before the prefix is copied

@@ -4,7 +4,7 @@ import streamlit as st
 from decoding_core.decoders import metrics_so_far
 from decoding_core.draft import draft_manifest
 from decoding_core.models import ModelLoadError
-from decoding_core.settings import COPY_MAX, RULES, RunSettings, SamplingSettings, Speculative
+from decoding_core.settings import COPY_MAX, LOOKUP_MAX, RULES, RunSettings, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
 from ui import loaders, results
@@ -29,6 +29,8 @@ P = Controls([
     Param("n_draft", 4, "p.n_draft", 1, 12),
     Param("stop_below", 0.0, "p.stop_below", 0.0, 0.95, 0.05, help="p.stop_below.help"),
     Param("copy", Speculative.copy, "p.copy", 0.0, COPY_MAX, 0.05, help="p.copy.help"),
+    Param("spec_lookup", Speculative.lookup, "p.spec_lookup", 0, LOOKUP_MAX, help="p.spec_lookup.help"),
+    Param("runner_up", Speculative.runner_up, "p.runner_up", help="p.runner_up.help"),
     Param("n_auto", True, "p.n_auto",
           help="p.n_auto.help"),
     Param("rule", "greedy", "p.rule", choices=RULES, widget="radio",
@@ -54,9 +56,11 @@ def controls(lm) -> Speculative:
         if ss.draft_source == "model":
             P.show("draft_model", c1)
         P.show("n_auto", c2, disabled=ss.draft_source != "embedded")
-        copy = ss.copy if ss.draft_source != "prompt-lookup" else 0.0
+        drafting = ss.draft_source != "prompt-lookup"  # prompt lookup IS a copy: no mix, no tree around it
+        copy = ss.copy if drafting else 0.0
+        lookup, runner_up = (int(ss.spec_lookup), bool(ss.runner_up)) if drafting else (0, False)
         if ss.n_auto and ss.draft_source == "embedded" and (
-                chosen := loaders.auto_sizes(lm, Speculative("embedded", copy=copy))):
+                chosen := loaders.auto_sizes(lm, Speculative("embedded", copy=copy, lookup=lookup, runner_up=runner_up))):
             P.preset("n_draft", chosen.n_draft)
         P.show("n_draft", c2, disabled=ss.n_auto and ss.draft_source == "embedded")
         P.show("stop_below", c2, disabled=ss.draft_source == "prompt-lookup")
@@ -66,6 +70,8 @@ def controls(lm) -> Speculative:
             P.show("verify_k", c3)
             P.show("target_sample", c3)
         P.show("spec_max_new", c4)
+        P.show("spec_lookup", c4, disabled=not drafting)
+        P.show("runner_up", c4, disabled=not drafting)
         sampling = SamplingSettings()
         if ss.rule == "sample" or (ss.rule == "topk" and ss.target_sample):
             with st.expander(t("spec.sampling_settings"), expanded=False):
@@ -73,7 +79,8 @@ def controls(lm) -> Speculative:
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
     stop = ss.stop_below if ss.draft_source != "prompt-lookup" else 0.0
-    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop, copy)
+    return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop, copy, lookup,
+                       runner_up)
 
 
 def render() -> None:
@@ -96,7 +103,8 @@ def render() -> None:
     choice = sizes.choice
     if choice and choice.get("reason") == "measured":
         with st.expander(t("spec.sized", n=sizes.n_draft, tau=choice["tau"], tps=choice["tokens_per_s"])):
-            st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"]))
+            tokens = choice.get("verify_tokens", {}).get(sizes.n_draft, sizes.n_draft + 1)
+            st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"], tokens=tokens))
             chart(st, sizing_figure(choice, "chain"), "spec-sizing", width="stretch")
     elif choice:
         st.caption(t("spec.n_reason", n=sizes.n_draft, reason=say(choice["reason"])))
@@ -165,6 +173,19 @@ def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
         st.caption(t("spec.drift_noise"))
 
 
+def branch_caption(step) -> str:
+    """What the tree around the chain added to this step, and whether the accepted path went through it."""
+    taken = step.accepted_branch
+    if taken:
+        first = taken[0]
+        what = t("spec.branch.taken", i=first.depth, source=t(f"spec.branch.{first.source}"), n=len(taken))
+    else:
+        what = t("spec.branch.none")
+    kinds = [d.source for d in step.branch]
+    return t("spec.branch", extra=len(kinds), runner_up=kinds.count("runner-up"), lookup=kinds.count("lookup"),
+             taken=what)
+
+
 @st.fragment
 def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: bool):
     lm = lab.lm
@@ -179,9 +200,10 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
     # greedy match compares tokens, so q is shown only where a rule, the confidence stop or the copy mix reads it
     has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0 or strategy.copy > 0)
     copying = not lookup and strategy.copy > 0
+    branch = getattr(step, "branch", ())
     left, right = st.columns([3, 2])
     with left:
-        st.markdown(t("spec.step", n=step.index + 1, drafted=len(step.drafts), accepted=step.n_accepted,
+        st.markdown(t("spec.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
                       source=t(SOURCE[step.next_source]), token=step.next_text, emitted=len(step.emitted),
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
@@ -190,6 +212,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             if copied:
                 st.caption(t("spec.copied", n=len(copied), accepted=sum(d.status == "accepted" for d in copied),
                              w=strategy.copy))
+            if branch:
+                st.caption(branch_caption(step))
             last = step.drafts[-1]
             if strategy.stop_below and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
                 st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))

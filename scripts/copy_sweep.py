@@ -4,6 +4,7 @@ greedy output the draft, mixed with the copy, proposes N tokens; exact for greed
 
     python scripts/copy_sweep.py --prompts 48 --copies 0,0.1,0.2,0.3,0.4,0.5
     python scripts/copy_sweep.py --prompts 48 --copies 0.3 --min-ngram 1     # copy after one-token matches too
+    python scripts/copy_sweep.py --prompts 48 --copies 0,0.3 --lookup 8 --runner-up   # the tree around the chain
 
 Each line prints the weight, tau for N = 1..6, and the time the replay took. A weight of 0.5 or more makes the copy
 win wherever there is one (w > (1 - w) q for every q); below, it wins where the draft's top probability is within
@@ -31,6 +32,8 @@ def main(argv=None) -> dict[float, dict[int, float]]:
     ap.add_argument("--max-n", type=int, default=6)
     ap.add_argument("--min-ngram", type=int, default=speculative.COPY_MIN_NGRAM,
                     help="the shortest match the copy copies after (the decoders' default: 2)")
+    ap.add_argument("--lookup", type=int, default=0, help="a lookup branch of up to this many tokens beside the chain")
+    ap.add_argument("--runner-up", action="store_true", help="the draft's second choice beside every chain token")
     args = ap.parse_args(argv)
     speculative.COPY_MIN_NGRAM = args.min_ngram
     lm = load_model(device="cpu")
@@ -42,10 +45,12 @@ def main(argv=None) -> dict[float, dict[int, float]]:
     out = {}
     for w in (float(c) for c in args.copies.split(",")):
         t0 = time.perf_counter()
-        table = chain_tau_table(lm, draft, prompts, args.max_new_tokens, ns, refs, copy=w)
+        table = chain_tau_table(lm, draft, prompts, args.max_new_tokens, ns, refs, copy=w, lookup=args.lookup,
+                                runner_up=args.runner_up)
         out[w] = table
         taus = "  ".join(f"N={n}: {tau:.4f}" for n, tau in table.items())
-        print(f"copy weight {w:g} (matches of {args.min_ngram}+ tokens): {taus}  ({len(prompts)} held-out instructions, {time.perf_counter() - t0:.0f} s)",
+        tree = (f", lookup branch {args.lookup}" if args.lookup else "") + (", runner-up leaves" if args.runner_up else "")
+        print(f"copy weight {w:g} (matches of {args.min_ngram}+ tokens){tree}: {taus}  ({len(prompts)} held-out instructions, {time.perf_counter() - t0:.0f} s)",
               flush=True)
     return out
 

@@ -21,7 +21,7 @@ from decoding_core.eagle import EagleDecoder
 from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
-from decoding_core.settings import COPY_WEIGHT
+from decoding_core.settings import COPY_WEIGHT, Speculative
 from decoding_core.sizing import chain_tau_table, greedy_references, tree_tau_table
 from decoding_core.speculative import SpeculativeDecoder
 
@@ -54,7 +54,8 @@ def main(argv=None):
     ap.add_argument("--prompts", type=int, default=12)
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--tree-top-k", type=int, default=8)
-    ap.add_argument("--only", default="draft,eagle1,eagle3")
+    ap.add_argument("--only", default="draft,eagle1,eagle3",
+                    help="any of draft, eagle1, eagle3, draft-tree (the draft's tree around the chain alone)")
     ap.add_argument("--draft", default=None, help="a draft folder to measure instead of the shipped assets/draft "
                     "(a candidate from train_draft.py --out); --write then writes into its manifest")
     ap.add_argument("--eagle1", default=None, help="an EAGLE-1 head folder to measure instead of the shipped assets/eagle "
@@ -65,6 +66,10 @@ def main(argv=None):
                     "branch of this many tokens added to it (0: not)")
     ap.add_argument("--copy", type=float, default=COPY_WEIGHT, help="draft: also measure the draft mixed with "
                     "a copy of the context at this weight (SpeculativeDecoder's copy; 0: not)")
+    ap.add_argument("--draft-lookup", type=int, default=Speculative.lookup,
+                    help="draft: also measure the chain with a lookup branch of this many tokens (0 = none)")
+    ap.add_argument("--runner-up", action=argparse.BooleanOptionalAction, default=Speculative.runner_up,
+                    help="draft: ... and with the draft's runner-up leaves")
     ap.add_argument("--write", action="store_true", help="write the figures into the manifests")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -111,19 +116,20 @@ def main(argv=None):
         print(f"{name}: dynamic (32, 5) measured tau {direct['tau']} vs replay {table[(32, 5)]:.3f}; "
               f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
-    if "draft" in only:
+    if only & {"draft", "draft-tree"}:
         folder = ROOT / args.draft if args.draft else DRAFT_DIR
         draft = load_embedded_draft(lm, folder)
+        results["draft"] = {"folder": folder}
+    if "draft" in only:
         table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs)
         direct = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n), prompts)
-        results["draft"] = {
-            "folder": folder,
+        results["draft"].update({
             "tau_by_size": {"columns": ["n_draft", "tau"], "setting": setting,
                             "rows": [[k, round(v, 4)] for k, v in sorted(table.items())],
                             "method": "replay of a 10-token chain at every position of the greedy output "
                                       "(decoding_core/sizing.py chain_tau_table)"},
             "heldout_tau": {**direct, "setting": f"greedy match, N = 4, {setting}", "replay_tau_same_size": round(table[4], 4)},
-        }
+        })
         print(f"draft: N = 4 measured tau {direct['tau']} vs replay {table[4]:.3f} ({time.perf_counter() - t0:.0f} s)")
         if args.copy:
             w = args.copy
@@ -136,6 +142,26 @@ def main(argv=None):
                                                     "setting": f"greedy match, N = 4, copy weight {w}, {setting}"}
             print(f"draft with copy weight {w}: N = 4 measured tau {mixed['tau']} vs replay {table[4]:.3f} "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    if only & {"draft", "draft-tree"} and (args.draft_lookup or args.runner_up):
+        w, lk, ru = args.copy, args.draft_lookup, args.runner_up
+        tokens: dict[int, float] = {}
+        table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs, copy=w, lookup=lk, runner_up=ru,
+                                verify_tokens=tokens)
+        treed = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n, copy=w, lookup=lk,
+                                                   runner_up=ru), prompts)
+        what = f"copy weight {w}, a {lk}-token lookup branch{', runner-up leaves' if ru else ''}"
+        results["draft"]["tau_by_size_tree"] = {
+            "columns": ["n_draft", "tau", "verify_tokens"],
+            "rows": [[k, round(v, 4), round(tokens[k], 2)] for k, v in sorted(table.items())],
+            "copy": w, "lookup": lk, "runner_up": ru, "setting": f"{what}, {setting}",
+            "method": "replay of a 10-token chain and its tree at every position of the greedy output; verify_tokens: "
+                      "the mean size of a step's verify pass (decoding_core/sizing.py chain_tau_table)"}
+        results["draft"]["heldout_tau_tree"] = {**treed, "copy": w, "lookup": lk, "runner_up": ru,
+                                                "replay_tau_same_size": round(table[4], 4),
+                                                "setting": f"greedy match, N = 4, {what}, {setting}"}
+        print(f"draft with {what}: N = 4 measured tau {treed['tau']} vs replay {table[4]:.3f}; mean verify tokens "
+              + ", ".join(f"N={k}: {v:.1f}" for k, v in sorted(tokens.items())) + f" ({time.perf_counter() - t0:.0f} s)",
+              flush=True)
     for r in results.values():
         for v in r.values():
             if isinstance(v, dict):

@@ -290,7 +290,10 @@ run = RunSettings(max_new_tokens=10)'''),
 
 Each step record lists the drafts (accepted, rejected, or discarded after the first rejection) and the target's
 own token. In the coloured text: green = accepted draft, red struck = rejected draft, orange = the target's
-correction, blue = a bonus token; grey bars separate the verify steps."""),
+correction, blue = a bonus token; grey bars separate the verify steps. By default the same verify pass also checks,
+beside the chain, the draft's second choice at every position and a branch copied from the context (`step.branch`);
+a token accepted from there is underlined in violet. `Speculative("embedded", 4, lookup=0, runner_up=False)` is the
+chain alone."""),
         code('''strategy = Speculative("embedded", n_draft=4, rule="greedy")
 spec = build_decoder(lm, strategy, run, loaders).start(prompt_ids)
 print(describe(strategy))

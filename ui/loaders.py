@@ -27,11 +27,11 @@ def _head(_target, target_key, kind):
     return load_head(_target, kind)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _chain(_target, _draft_model, target_key, source, copy):
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _chain(_target, _draft_model, target_key, source, copy, lookup, runner_up):
     from decoding_core.sizing import auto_chain
 
-    return auto_chain(_target, _draft_model, source, copy)
+    return auto_chain(_target, _draft_model, source, copy, lookup, runner_up)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -51,9 +51,10 @@ def head(lm: LoadedModel, kind: str):
         return _head(lm, _key(lm), kind)
 
 
-def chain_size(lm: LoadedModel, draft_model, source: str, copy: float = 0.0) -> dict:
+def chain_size(lm: LoadedModel, draft_model, source: str, copy: float = 0.0, lookup: int = 0,
+               runner_up: bool = False) -> dict:
     with st.spinner(t("load.chain")):
-        return _chain(lm, draft_model, _key(lm), source, copy)
+        return _chain(lm, draft_model, _key(lm), source, copy, lookup, runner_up)
 
 
 def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int) -> dict:

@@ -20,11 +20,14 @@ SOURCE = {"correction": "viz.source.correction", "bonus": "viz.source.bonus", "o
 
 
 COPIED = "border-bottom:3px dotted #1c7ed6;"  # a draft the copy of the context chose (SpeculativeDecoder's copy)
+BRANCH = "border-bottom:3px solid #7048e8;"   # a token verified beside the chain (runner-up leaf, lookup branch)
 
 
-def _span(text: str, origin: str, title: str, copied: bool = False) -> str:
+def _span(text: str, origin: str, title: str, copied: bool = False, branch: bool = False) -> str:
     bg, deco, _ = ORIGIN[origin]
     mark, cls = (COPIED, " tok-copied") if copied else ("", "")
+    if branch:
+        mark, cls = BRANCH, " tok-branch"
     return (f'<span class="tok-{origin}{cls}" title="{html.escape(title)}" style="background:{bg};text-decoration:{deco};'
             f'{mark}border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
             f"{html.escape(text)}</span>")
@@ -32,19 +35,26 @@ def _span(text: str, origin: str, title: str, copied: bool = False) -> str:
 
 def origin_html(steps, upto: int | None = None) -> str:
     """The text so far, every token coloured by where it came from; step boundaries as thin bars. A step cut at an
-    EOS among its accepted drafts shows only what it emitted (up to the EOS)."""
-    parts, any_copied = [], False
+    EOS among its accepted drafts shows only what it emitted (up to the EOS). Where the accepted path left the chain
+    (a runner-up leaf, the lookup branch), the chain's rejected draft is struck through and the branch's tokens
+    follow, underlined in violet."""
+    parts, any_copied, any_branch = [], False, False
     for step in steps[: None if upto is None else upto + 1]:
         cut = len(step.emitted) <= step.n_accepted  # the EOS was an accepted draft: nothing after it was emitted
-        for d in step.drafts[: len(step.emitted) if cut else None]:
-            copied = t("viz.spec.tip_copied") if d.copied else ""
-            any_copied |= d.copied and d.status in ("accepted", "rejected")
-            if d.status == "accepted":
-                parts.append(_span(d.text, "accepted", t("viz.spec.tip_accepted", n=step.index + 1, p=sig(d.p),
-                                                         q=sig(d.q)) + copied, d.copied))
-            elif d.status == "rejected":
-                parts.append(_span(d.text, "rejected", t("viz.spec.tip_rejected", n=step.index + 1, p=sig(d.p),
-                                                         q=sig(d.q)) + copied, d.copied))
+        branch = getattr(step, "branch", ())
+        shown = ([d for d in step.drafts if d.status == "accepted"] + [d for d in step.drafts if d.status == "rejected"]
+                 + [d for d in branch if d.status == "accepted"])
+        left = len(step.emitted)
+        for d in shown:
+            if cut and (d.status != "accepted" or left == 0):
+                continue
+            left -= d.status == "accepted"
+            from_branch = d.source in ("runner-up", "lookup")
+            tip = t("viz.spec.tip_copied") if d.copied else t(f"viz.spec.tip_{d.source}") if from_branch else ""
+            any_copied |= d.copied
+            any_branch |= from_branch
+            parts.append(_span(d.text, d.status, t(f"viz.spec.tip_{d.status}", n=step.index + 1, p=sig(d.p),
+                                                   q=sig(d.q)) + tip, d.copied, from_branch))
         if not cut:
             parts.append(_span(step.next_text, step.next_source,
                                t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
@@ -53,6 +63,8 @@ def origin_html(steps, upto: int | None = None) -> str:
                       '</span>' for bg, deco, what in ORIGIN.values())
     if any_copied:
         legend += f' <span style="{COPIED}padding:1px 4px">{html.escape(t("viz.origin.copied"))}</span>'
+    if any_branch:
+        legend += f' <span style="{BRANCH}padding:1px 4px">{html.escape(t("viz.origin.branch"))}</span>'
     return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
             f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))}</div>')
 
@@ -67,14 +79,17 @@ def sig(x: float | None, digits: int = 3) -> str:
 
 
 def draft_rows(step, rule: str = "sample", has_q: bool = True, copying: bool = False) -> list[dict]:
-    """The drafts of one step. Columns that mean nothing for the rule are left out: greedy match and top-K
-    compare tokens, not probabilities (no min(1, p/q), no u); prompt lookup has no q. ``copying`` (the draft's q
-    mixed with a copy of the context) adds who chose each token (draft / copy)."""
+    """The drafts of one step, by position i in the step's text (a branch token beside the chain's token there).
+    Columns that mean nothing for the rule are left out: greedy match and top-K compare tokens, not probabilities
+    (no min(1, p/q), no u); prompt lookup has no q. ``copying`` (the draft's q mixed with a copy of the context) or
+    a tree around the chain adds who proposed each token (draft / copy / runner-up / lookup)."""
     rows = []
-    for i, d in enumerate(step.drafts):
-        row = {"i": i + 1, "draft token": d.text}
-        if copying:
-            row["source"] = "copy" if d.copied else "draft"
+    branch = getattr(step, "branch", ())
+    chain = [(i + 1, d) for i, d in enumerate(step.drafts)]
+    for i, d in sorted(chain + [(d.depth, d) for d in branch], key=lambda x: x[0]):  # stable: the chain's token first
+        row = {"i": i, "draft token": d.text}
+        if copying or branch:
+            row["source"] = "copy" if d.copied else d.source
         if has_q:
             row["q(y) draft"] = sig(d.q)
         row["p(y) target"] = sig(d.p)
@@ -92,7 +107,8 @@ def step_rows(steps, rule: str = "sample", has_q: bool = True, copying: bool = F
     rows = []
     for s in steps:
         rows.extend({"step": s.index + 1, **row} for row in draft_rows(s, rule, has_q, copying))
-        rows.append({"step": s.index + 1, "i": len(s.drafts) + 1, "target token": s.next_text,
+        deepest = max([len(s.drafts)] + [d.depth for d in getattr(s, "branch", ())])
+        rows.append({"step": s.index + 1, "i": deepest + 1, "target token": s.next_text,
                      "result": t(SOURCE[s.next_source], "en")})  # the CSV keeps English values
     return rows
 

@@ -69,7 +69,8 @@ class Sweep:
 def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings, max_n: int = 8,
             loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never,
             repeats: int = 1) -> Sweep:
-    """Every N from 1 to max_n is an actual run of ``strategy`` (EOS ignored, so each run emits
+    """Every N from 1 to max_n is an actual run of ``strategy``'s chain (no lookup branch or runner-up leaves: the
+    theory is a chain's; EOS ignored, so each run emits
     run.max_new_tokens tokens), ``repeats`` times; each repeat times plain decoding first, so every speed-up
     is against a baseline measured next to it. Rows hold the mean over repeats (speedup_sd: the spread
     between them); alpha and c are measured, the theory curves drawn from them."""
@@ -93,7 +94,8 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
             if should_stop():
                 stopped = True
                 break
-            dec = build_decoder(lm, replace(strategy, n_draft=n), run, loaders).start(prompt_ids)
+            chain = replace(strategy, n_draft=n, lookup=0, runner_up=False)  # the formula's chain: no tree beside it
+            dec = build_decoder(lm, chain, run, loaders).start(prompt_ids)
             m = dec.run().metrics
             steps = [s for s in dec.history[1:]] or dec.history  # the first step also reads the prompt
             per_n.setdefault(n, []).append((

@@ -30,7 +30,7 @@ def test_step_shows_the_drafts_and_metrics():
 
 
 def test_greedy_match_without_the_copy_shows_no_q():
-    at = open_app(PAGE, {"copy": "0"})
+    at = open_app(PAGE, {"copy": "0", "spec_lookup": "0", "runner_up": "false"})
     at.button(key="spec_step").click().run()
     # greedy match drafts argmaxes: no q column (it would read 1 on every row), no source column
     assert list(at.dataframe[0].value.columns)[:3] == ["i", "draft token", "p(y) target"]
@@ -63,7 +63,7 @@ def test_confidence_stop_shortens_drafts_and_says_why():
         table = at.dataframe[0].value
         assert "q(y) draft" in table.columns  # the stop reads q, so q is shown even under greedy match
         said += [c.value for c in at.caption if "The draft stopped after" in c.value]
-        assert len(table) <= 8
+        assert table["source"].isin(["draft", "copy"]).sum() <= 8  # the chain (the tree's branches beside it)
     assert said and "below the stop (0.90)" in said[0]
     assert not at.exception
 
@@ -109,7 +109,8 @@ def test_copy_weight_marks_copied_drafts_and_keeps_the_text():
     prompt = "Repeat after me: the quick brown fox jumps over the lazy dog."
     texts = {}
     for copy in ("0.0", "0.6"):
-        at = open_app(PAGE, {"prompt": prompt, "copy": copy, "n_auto": "false", "n_draft": "4", "spec_max_new": "24"})
+        at = open_app(PAGE, {"prompt": prompt, "copy": copy, "n_auto": "false", "n_draft": "4", "spec_max_new": "24",
+                             "spec_lookup": "0", "runner_up": "false"})
         assert at.slider(key="copy").value == float(copy)
         sources, said = set(), []
         for _ in range(3):
@@ -134,6 +135,40 @@ def test_copy_weight_marks_copied_drafts_and_keeps_the_text():
     kept = {k: re.sub(r'<span class="tok-rejected[^>]*>[^<]*</span>', "", v.split("</div>")[0]) for k, v in texts.items()}
     words = {k: re.sub(r"<[^>]+>", "", v) for k, v in kept.items()}  # the emitted text: rejected drafts left out
     assert words["0.0"] == words["0.6"]  # greedy output unchanged by the copy
+
+
+def test_the_tree_around_the_chain_shows_its_tokens_and_keeps_the_text():
+    """By default every step also verifies the draft's runner-up beside each drafted token and a lookup branch: the
+    step's table lists them by position with their source, the caption says what they added and where the accepted
+    path went, the text underlines tokens accepted from them; the greedy text is the chain's own."""
+    import re
+
+    prompt = "Repeat after me: the quick brown fox jumps over the lazy dog."
+    texts, seen, said = {}, set(), []
+    for lookup, runner_up in (("0", "false"), ("8", "true")):
+        at = open_app(PAGE, {"prompt": prompt, "spec_lookup": lookup, "runner_up": runner_up, "n_auto": "false",
+                             "n_draft": "3", "spec_max_new": "32"})
+        assert at.slider(key="spec_lookup").value == int(lookup)
+        assert at.toggle(key="runner_up").value == (runner_up == "true")
+        steps = 0
+        while steps < 6 and not at.button(key="spec_step").disabled:
+            at.button(key="spec_step").click().run()
+            steps += 1
+            if lookup != "0":
+                table = at.dataframe[0].value
+                seen |= set(table["source"])
+                assert list(table["i"]) == sorted(table["i"])  # by position, the chain's token first
+                said += [c.value for c in at.caption if c.value.startswith("Beside the chain")]
+        if not at.button(key="spec_run").disabled:
+            at.button(key="spec_run").click().run()
+        texts[lookup] = next(m.value for m in at.markdown if 'data-testid="spec-text"' in m.value)
+        assert not at.exception
+    assert {"draft", "runner-up", "lookup"} <= seen and len(said) == steps
+    assert "tok-branch" in texts["8"] and "accepted beside the chain" in texts["8"] and "tok-branch" not in texts["0"]
+    assert any("left the chain" in c for c in said)
+    kept = {k: re.sub(r'<span class="tok-rejected[^>]*>[^<]*</span>', "", v.split("</div>")[0]) for k, v in texts.items()}
+    words = {k: re.sub(r"<[^>]+>", "", v) for k, v in kept.items()}  # the emitted text: rejected drafts left out
+    assert words["0"] == words["8"]
 
 
 def test_a_copy_weight_out_of_range_in_the_link_is_refused():

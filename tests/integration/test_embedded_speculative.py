@@ -58,6 +58,21 @@ def test_draft_mixed_with_a_copy_equals_target_greedy(embedded, draft, greedy_re
     assert copied > 0
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_tree_around_the_chain_equals_target_greedy(embedded, draft, greedy_refs, n):
+    """The default speculative settings (copy weight 0.3, a lookup branch of 8, runner-up leaves): the same greedy
+    text, and some steps took a token from beside the chain."""
+    beside = 0
+    for prompt in PROMPTS:
+        ids = embedded.encode(prompt, chat=True)
+        dec = SpeculativeDecoder(embedded, draft, n, "greedy", max_new_tokens=N, copy=0.3, lookup=8,
+                                 runner_up=True).start(ids)
+        out = dec.run()
+        assert out.tokens == greedy_refs[prompt]
+        beside += sum(len(step.accepted_branch) for step in dec.history)
+    assert beside > 0
+
+
 def test_prompt_lookup_equals_target_greedy(embedded, greedy_refs):
     ids = embedded.encode(PROMPTS[1], chat=True)
     out = SpeculativeDecoder(embedded, None, 4, "greedy", max_new_tokens=N).start(ids).run()
@@ -91,8 +106,10 @@ def test_rejection_sampling_first_token_matches_target(embedded, draft):
 
 def test_cli_speculative_and_eagle(embedded, greedy_refs):
     for args in (["--strategy", "speculative", "--draft", "embedded", "--n-draft", "4"],
-                 ["--strategy", "speculative", "--n-draft", "6", "--stop-below", "0.5"],  # variable length, at most 6
+                 ["--strategy", "speculative", "--n-draft", "6", "--stop-below", "0.5", "--lookup", "0",
+                  "--no-runner-up"],  # variable length, at most 6 (a chain: nothing drafted beside it)
                  ["--strategy", "speculative", "--n-draft", "4", "--copy", "0.3"],  # the draft mixed with a copy
+                 ["--strategy", "speculative", "--n-draft", "3", "--lookup", "0", "--no-runner-up"],  # the chain alone
                  ["--strategy", "speculative", "--draft", "embedded"],  # N auto: sized for this device
                  ["--strategy", "speculative", "--draft", "prompt-lookup"],
                  ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
@@ -111,6 +128,9 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
             assert m["sizes"]["lookup"] == (8 if "--lookup" in args else 0)
         else:
             assert m["sizes"]["n_draft"] >= 1
+            if "prompt-lookup" not in args:  # the tree around the chain: on by default, off when asked
+                assert m["sizes"].get("lookup", 0) == (0 if "--lookup" in args else 8)
+                assert m["sizes"].get("runner_up", False) == ("--no-runner-up" not in args)
         if "--copy" in args:
             assert m["sizes"]["copy"] == 0.3
         if "--stop-below" in args:
@@ -121,6 +141,8 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
     assert bad.returncode == 2 and "--stop-below: confidence stop" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--copy", "1.5")
     assert bad.returncode == 2 and "--copy: copy weight" in bad.stderr
+    bad = run_cli("--strategy", "speculative", "--prompt", "x", "--lookup", "17")
+    assert bad.returncode == 2 and "--lookup: lookup branch" in bad.stderr
     bad = run_cli("--strategy", "speculative", "--prompt", "x", "--draft", "/no/such/draft")
     assert bad.returncode == 2
     bad = run_cli("--strategy", "eagle", "--prompt", "x", "--total-tokens", "lots")

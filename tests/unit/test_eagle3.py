@@ -265,6 +265,14 @@ def test_choose_tree_and_chain_maximise_tokens_per_second():
     assert best == (16, 4) and rates[(16, 4)] == pytest.approx(3.0 / (0.02 + 0.12))  # 21.4 > 2.0 / 0.1
     n, rates = choose_chain({1: 1.5, 3: 2.4, 7: 2.2}, verify, 0.01)
     assert n == 3 and rates[3] == pytest.approx(2.4 / (0.03 + 0.06))
+    # a tree around the chain: its verify pass is costed at its measured mean size, else at its largest
+    from decoding_core.sizing import chain_verify_tokens
+
+    assert chain_verify_tokens(3) == 4 and chain_verify_tokens(3, 8, True) == 15 and chain_verify_tokens(2, 0, True) == 5
+    n, rates = choose_chain({1: 1.7, 2: 1.95}, verify, 0.01, 8, True)
+    assert rates[2] == pytest.approx(1.95 / (0.02 + interpolate(verify, 13)))
+    n, rates = choose_chain({1: 1.7, 2: 1.95}, verify, 0.01, 8, True, {1: 5.5, 2: 8.0})
+    assert n == 1 and rates[2] == pytest.approx(1.95 / (0.02 + 0.08)) and rates[1] == pytest.approx(1.7 / (0.01 + 0.0675))
 
 
 def test_tree_levels_are_costed_by_the_rows_the_head_runs():
@@ -329,3 +337,18 @@ def test_warm_start_into_a_wider_draft_vocabulary():
     same = build_eagle3(model.config, warm.d2t.clone())
     assert widen_head(same, warm) == "same draft vocabulary"
     assert all(torch.equal(v, theirs[k]) for k, v in same.state_dict().items())
+
+
+def test_the_chain_sizing_reads_the_table_measured_with_the_settings():
+    """The draft manifest's held-out table for the settings in use: the tree around the chain (its copy weight,
+    lookup branch and runner-up leaves must all match), the copy weight alone, else the draft's own."""
+    from decoding_core.sizing import chain_table_rows
+
+    manifest = {"tau_by_size": {"rows": [[1, 1.4]]}, "tau_by_size_copy": {"copy": 0.3, "rows": [[1, 1.5]]},
+                "tau_by_size_tree": {"copy": 0.3, "lookup": 8, "runner_up": True, "rows": [[1, 1.7, 5.5]]}}
+    assert chain_table_rows(manifest, 0.3, 8, True) == [[1, 1.7, 5.5]]
+    assert chain_table_rows(manifest, 0.3, 4, True) == []     # another tree: no table (the reference N), not a chain's
+    assert chain_table_rows(manifest, 0.0, 8, True) == []
+    assert chain_table_rows(manifest, 0.3) == [[1, 1.5]]
+    assert chain_table_rows(manifest, 0.0) == [[1, 1.4]]
+    assert chain_table_rows({}, 0.3, 8, True) == []

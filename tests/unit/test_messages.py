@@ -44,8 +44,12 @@ def test_strategy_labels_in_chinese_translate_their_parts_and_keep_numbers():
         assert re.findall(r"\d+", said) == re.findall(r"\d+", str(label)), (label, said)
     assert zh_of(describe(Beam(BeamSettings(num_beams=6, rp=0.6, sample_prefix=2)))) == "束搜索（k 6，剪枝，采样前缀 2）"
     assert str(describe(Speculative(draft="embedded", n_draft=3, rule="sample"))) == \
-        "speculative (shipped draft, N 3, copy weight 0.3, sample)"
-    assert str(describe(Speculative(n_draft=3, copy=0.0))) == "speculative (shipped draft, N 3, greedy)"
+        "speculative (shipped draft, N 3, copy weight 0.3, + lookup 8, + runner-ups, sample)"
+    assert zh_of(describe(Speculative(draft="embedded", n_draft=3, rule="sample"))) == \
+        "推测性解码（随附的草稿模型，N 3，复制权重 0.3，另加查找 8，另加次选，拒绝采样）"
+    assert str(describe(Speculative(n_draft=3, copy=0.0, lookup=0, runner_up=False))) == \
+        "speculative (shipped draft, N 3, greedy)"
+    assert str(describe(Speculative(n_draft=3, copy=0.0, lookup=0))) == "speculative (shipped draft, N 3, + runner-ups, greedy)"
 
 
 def test_sampling_cost_crossovers_are_msgs_with_translated_method_names():

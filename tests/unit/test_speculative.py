@@ -120,6 +120,17 @@ def test_topk_1_equals_greedy(pair):
     assert out.start([1, 5, 9]).run().tokens == ref
 
 
+def caches_match_a_fresh_run(dec, target, draft):
+    """Both caches hold what a fresh forward over the context's first t_len / d_len tokens would."""
+    ctx = dec.context
+    for model, cache, length in ((target, dec.t_cache, dec.t_len), (draft, dec.d_cache, dec.d_len)):
+        fresh = DynamicCache()
+        forward(model.model, torch.tensor([ctx[:length]]), fresh)
+        assert cache.get_seq_length() == length
+        for a, b in zip(cache.layers, fresh.layers):
+            assert torch.allclose(a.keys, b.keys, atol=1e-5) and torch.allclose(a.values, b.values, atol=1e-5)
+
+
 def test_caches_match_a_fresh_run_after_rejections(pair):
     target, draft = pair
     dec = SpeculativeDecoder(target, draft, 5, "sample", settings=SamplingSettings(temperature=1.5), max_new_tokens=30,
@@ -128,13 +139,7 @@ def test_caches_match_a_fresh_run_after_rejections(pair):
     for _ in range(5):
         rec = dec.step()
         rejected += any(d.status == "rejected" for d in rec.drafts)
-        ctx = dec.context
-        for model, cache, length in ((target, dec.t_cache, dec.t_len), (draft, dec.d_cache, dec.d_len)):
-            fresh = DynamicCache()
-            forward(model.model, torch.tensor([ctx[:length]]), fresh)
-            assert cache.get_seq_length() == length
-            for a, b in zip(cache.layers, fresh.layers):
-                assert torch.allclose(a.keys, b.keys, atol=1e-5) and torch.allclose(a.values, b.values, atol=1e-5)
+        caches_match_a_fresh_run(dec, target, draft)
     assert rejected > 0
     # and decoding continues as a fresh greedy run from the accepted prefix would
     ctx = dec.context
@@ -402,3 +407,113 @@ def test_the_text_stops_at_an_eos_among_the_accepted_drafts():
     assert len(last.emitted) <= last.n_accepted  # the cut fell among the accepted drafts
     shown = origin_html(dec.history).split("</div>")[0].count('<span class="tok-')
     assert shown == len(dec.tokens)
+
+
+# -- a tree around the chain: runner-up leaves and a lookup branch ------------------------------------------------
+def test_tree_rules_by_hand():
+    """Root 0; chain 1 -> 2; a runner-up leaf 3 beside node 1; a lookup branch 4 -> 5 from the root."""
+    from decoding_core.speculative import verify_tree
+
+    tokens, parents, rows = [9, 0, 1, 2, 3, 0], [-1, 0, 1, 0, 0, 4], [None, 0, 1, None, None, None]
+    p = torch.full((6, 4), 0.25)
+    p[0] = torch.tensor([0.1, 0.2, 0.3, 0.4])   # argmax 3: the lookup branch's first token
+    p[4] = torch.tensor([0.7, 0.1, 0.1, 0.1])   # then 0: the lookup branch's second token
+    p[5] = torch.tensor([0.0, 0.0, 1.0, 0.0])
+    p[3] = torch.tensor([0.0, 0.0, 0.0, 1.0])
+    path, nxt, trials, res = verify_tree(tokens, parents, p, None, rows, "greedy")
+    assert path == [0, 4, 5] and nxt == 2 and res is None
+    path, nxt, _, _ = verify_tree(tokens, parents, p, None, rows, "topk", k=3)  # the chain's token 0 is not in the top 3
+    assert path == [0, 3] and nxt == 3                                             # the runner-up (token 2) is
+    # sample: the chain child (q = 1 on token 0, p = 0.1) is accepted with probability 0.1; then the runner-up as a
+    # point mass against norm(max(0, p - q)) = [0, 2, 3, 4] / 9
+    q = torch.tensor([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    g = torch.Generator().manual_seed(0)
+    counts = {}
+    for _ in range(3000):
+        path, nxt, trials, _ = verify_tree(tokens, parents, p, q, rows, "sample", generator=g)
+        counts[path[1] if len(path) > 1 else -nxt - 1] = counts.get(path[1] if len(path) > 1 else -nxt - 1, 0) + 1
+        assert trials[1][0] == pytest.approx(0.1)
+        if 3 in trials:
+            assert trials[3][0] == pytest.approx(3 / 9)
+    assert counts.get(1, 0) / 3000 == pytest.approx(0.1, abs=0.02)                  # chain accepted
+    assert counts.get(3, 0) / 3000 == pytest.approx(0.9 * 3 / 9, abs=0.03)          # runner-up accepted
+    assert counts.get(4, 0) / 3000 == pytest.approx(0.9 * 4 / 9, abs=0.03)          # lookup accepted (4 / 6 of the rest)
+    assert counts.get(-2, 0) / 3000 == pytest.approx(0.9 * 2 / 9, abs=0.03)         # no child: token 1 drawn
+
+
+@pytest.mark.parametrize("kw", [{"lookup": 6}, {"runner_up": True}, {"lookup": 6, "runner_up": True, "copy": 0.3}])
+def test_tree_around_the_chain_keeps_greedy_output(pair, kw):
+    target, draft = pair
+    branch_used = 0
+    for prompt in ([1, 22, 23, 24, 22, 23], [1, 5, 9, 5, 9, 5], [1, 5, 9]):
+        ref = greedy_decoder(target, 30, stop_at_eos=False).start(prompt).run().tokens
+        dec = SpeculativeDecoder(target, draft, 3, "greedy", max_new_tokens=30, stop_at_eos=False, **kw).start(prompt)
+        out = dec.run()
+        assert out.tokens == ref
+        for s in dec.history:
+            assert list(s.emitted) == ([d.token_id for d in s.drafts if d.status == "accepted"]
+                                       + [d.token_id for d in s.accepted_branch] + [s.next_token])[: len(s.emitted)]
+            assert s.n_drafted == len(s.drafts) + len(s.branch)
+            assert all(d.source == ("lookup" if "runner_up" not in kw else d.source) for d in s.branch)
+        branch_used += sum(len(s.accepted_branch) for s in dec.history)
+        sizes = out.metrics["sizes"]
+        assert sizes.get("lookup", 0) == kw.get("lookup", 0) and sizes.get("runner_up", False) == kw.get("runner_up", False)
+    assert branch_used  # the tree gave tokens the chain did not
+
+
+def test_tree_step_caches_match_a_fresh_run(pair):
+    target, draft = pair
+    dec = SpeculativeDecoder(target, draft, 3, "sample", max_new_tokens=40, seed=4, stop_at_eos=False, lookup=5,
+                             runner_up=True).start([1, 22, 23, 24, 22, 23])
+    branch = 0
+    while not dec.done:
+        rec = dec.step()
+        branch += len(rec.accepted_branch)
+        caches_match_a_fresh_run(dec, target, draft)
+    assert branch  # some steps went down the branch (the caches were moved)
+
+
+def test_tree_around_the_chain_keeps_rejection_sampling_lossless(pair):
+    """Sampled speculation with runner-up leaves and a lookup branch on a prompt whose last tokens repeat: the first
+    two tokens are distributed as the target's own p(t1) p(t2 | t1) (chi-square), and the branch was tried and taken."""
+    target, draft = pair
+    prompt = [1, 22, 23, 24, 22, 23]
+    decs = first_two_tokens_match_the_target(target, prompt, lambda seed: SpeculativeDecoder(
+        target, draft, 2, "sample", max_new_tokens=3, seed=seed, stop_at_eos=False, lookup=3,
+        runner_up=True).start(prompt))
+    taken = {d.source for dec in decs for s in dec.history for d in s.accepted_branch}
+    tried = {d.source for dec in decs for s in dec.history for d in s.branch if d.uniform is not None}
+    assert "lookup" in taken and tried == {"lookup", "runner-up"}  # (the residual rarely keeps the draft's runner-up)
+
+
+def test_tree_settings_are_checked(pair):
+    target, draft = pair
+    for kw, needle in (({"lookup": 17}, "lookup branch"), ({"lookup": -1}, "lookup branch"),
+                       ({"lookup": True}, "lookup branch"), ({"runner_up": 1}, "runner-up")):
+        with pytest.raises(ValueError, match=needle):
+            SpeculativeDecoder(target, draft, 3, **kw)
+    # a tree is verified by the eager forward whatever the backend asked (as EAGLE's); a chain keeps the backend
+    assert SpeculativeDecoder(target, draft, 3, lookup=4, backend="static").target.backend == "eager"
+    assert SpeculativeDecoder(target, draft, 3, backend="static").target.backend == "static"
+    lookup_draft = SpeculativeDecoder(target, None, 3, lookup=4, runner_up=True)  # prompt lookup: a chain already
+    assert lookup_draft.lookup == 0 and not lookup_draft.runner_up
+
+
+def test_tree_replay_matches_the_decoder(pair):
+    """sizing's replay of greedy verification with the tree gives the decoder's own tokens per forward, and the mean
+    size of its verify passes (the drafted nodes and the root of each step's tree)."""
+    from decoding_core.sizing import chain_tau_table
+
+    target, draft = pair
+    prompts = [[1, 22, 23, 24, 22, 23], [1, 5, 9, 5, 9, 5]]
+    sizes = {}
+    table = chain_tau_table(target, draft, prompts, 24, (2, 3), lookup=5, runner_up=True, verify_tokens=sizes)
+    for n in (2, 3):
+        tokens = forwards = drafted = 0
+        for prompt in prompts:
+            m = SpeculativeDecoder(target, draft, n, "greedy", max_new_tokens=24, lookup=5,
+                                   runner_up=True).start(prompt).run().metrics
+            tokens, forwards, drafted = tokens + m["new_tokens"], forwards + m["target_forwards"], drafted + m["drafted"]
+        assert table[n] == pytest.approx(tokens / forwards)
+        assert sizes[n] == pytest.approx((drafted + forwards) / forwards)
+    assert 1 < sizes[2] < sizes[3] <= 2 * 3 + 1 + 5  # the root, the chain, its runners-up, some of the branch

@@ -26,7 +26,7 @@ def loaders(target):
     head = EagleHead(target.model.config).eval().requires_grad_(False)
     return Loaders(draft=lambda t, source: None if source == "prompt-lookup" else draft,
                    head=lambda t, kind: head,
-                   chain_size=lambda t, d, source, copy: {"n_draft": 3, "reason": "measured"},
+                   chain_size=lambda t, d, source, *tree: {"n_draft": 3, "reason": "measured"},
                    tree_size=lambda t, h, kind, top_k: {"total_tokens": 10, "depth": 3, "reason": "measured"})
 
 

@@ -125,7 +125,8 @@ TEXT = {
                    'token), a step yields on average $(1-\\alpha^{N+1})/(1-\\alpha)$ tokens, and the speed-up is'),
     'spec.sweep_measured': ('Below, α and c are **measured** (α = the acceptance rate at N = 1; c = draft time per '
                             'drafted token ÷ target time per token in plain decoding), and every N is an actual run '
-                            "of this page's settings."),
+                            "of this page's settings with the chain alone: the formula describes a chain, so the "
+                            'lookup branch and runner-up leaves are left out here.'),
     'spec.drift': ("The notes accept a draft token whenever it is among the target's top K. Here the draft samples "
                    'its first token y ~ q and each rule decides, many times over: the histogram of the token that '
                    "comes out is compared with the target's own distribution p. Rejection sampling matches p (it is "
@@ -134,7 +135,8 @@ TEXT = {
     'spec.drift_noise': ('TV distance also includes sampling noise, about √(vocab share / trials); rejection sampling '
                          'stays at that floor.'),
     'spec.sizing': ('Left: one target forward over T tokens, measured now on this machine (a verify pass of N drafts '
-                    "reads N + 1 tokens). Right: the draft's held-out mean accepted length for each N divided by the "
+                    'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
+                    "held-out instructions). Right: the draft's held-out mean accepted length for each N divided by the "
                     'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass.'),
     'eagle.mask': ("Each node: its token, its tree index and the head's cumulative confidence q as a percentage "
                    '(product of the draft probabilities along its path). Green = the accepted path (root '
@@ -495,6 +497,16 @@ TEXT = {
     'p.n_auto': 'Size N for this device',
     'p.stop_below': 'Stop drafting below confidence',
     'p.copy': 'Copy weight (mix the draft with the context)',
+    'p.spec_lookup': 'Lookup branch beside the chain (tokens)',
+    'p.spec_lookup.help': ("Verify, in the same target forward, up to this many tokens copied from the text so far (what "
+                           "followed the latest earlier occurrence of the last 1-3 tokens) as a second branch beside "
+                           "the draft's chain; the target keeps the longer matching path. It costs no draft work, only a "
+                           "longer verify pass. 0 = the chain alone."),
+    'p.runner_up': "Runner-up leaves (the draft's second choice too)",
+    'p.runner_up.help': ("Verify, beside every drafted token, the draft's second choice there as a leaf: where the "
+                         "draft's first guess is wrong but its second right, the step still gains that token. N more "
+                         "tokens in the verify pass, no more draft work. Greedy output is unchanged and rejection "
+                         "sampling stays lossless (each extra guess is tried against what the rejection left)."),
     'p.copy.help': ("0 = the draft model alone. Above 0, wherever the last 2-3 tokens occurred earlier in the prompt or "
                     "the answer, the token that followed them there (the copy) gets this share of the draft's "
                     "distribution: q' = (1 - w) q + w [copy]. Answers repeat their instruction's words, and a small "
@@ -506,8 +518,9 @@ TEXT = {
                           "drafts. Every verification rule stays exact: the choice to stop reads only the draft's own "
                           "q, never the target."),
     'p.n_auto.help': ("For the shipped draft: the N that maximises expected tokens/s HERE, from the draft's held-out "
-                      'mean accepted length for each N (its manifest) and the cost of N draft steps plus a verify '
-                      'pass of N + 1 tokens measured on this machine.'),
+                      'mean accepted length for each N (its manifest, measured with the copy weight and the tree '
+                      'around the chain in use) and the cost of N draft steps plus a verify pass (N + 1 tokens, with '
+                      'the tree its mean size) measured on this machine.'),
     'p.rule': 'Verification rule',
     'p.rule.greedy': 'greedy match',
     'p.rule.topk': 'top-K (notes)',
@@ -771,6 +784,9 @@ TEXT = {
     'viz.spec.tip_accepted': 'step {n}: draft accepted, p={p} q={q}',
     'viz.spec.tip_copied': ' (copied from the context)',
     'viz.origin.copied': 'draft copied from the context',
+    'viz.origin.branch': 'accepted beside the chain (runner-up / lookup branch)',
+    'viz.spec.tip_runner-up': " (the draft's second choice, verified beside its first)",
+    'viz.spec.tip_lookup': ' (copied from the context: the lookup branch)',
     'viz.spec.tip_rejected': 'step {n}: draft rejected, p={p} q={q}',
     'viz.spec.tip_target': 'step {n}: {what} from the target',
     'viz.spec.bars': 'grey bars separate verification steps',
@@ -833,6 +849,13 @@ TEXT = {
                       'the target decoded one token on its own.'),
     'spec.test': 'Acceptance test: {test}. The first failure stops the step; later drafts are discarded. ',
     'spec.lookup_q': 'Prompt lookup has no q: it counts as a point mass (q = 1).',
+    'spec.branch': ("Beside the chain, this step's one target forward also verified {extra} more token(s) "
+                    '({runner_up} runner-up, {lookup} from the lookup branch). {taken}'),
+    'spec.branch.taken': ('The accepted path left the chain at position {i} through the {source}: {n} token(s) the chain '
+                          'alone would not have given (underlined in violet in the text above).'),
+    'spec.branch.none': 'The accepted path stayed on the chain.',
+    'spec.branch.runner-up': "draft's runner-up leaf",
+    'spec.branch.lookup': 'lookup branch',
     'spec.copied': ('{n} of these drafts came from the copy (copy weight {w:g}; {accepted} of them accepted); q(y) is '
                     "the mixed q' = (1 - w) q + w [copy] the verification reads. Copied tokens are underlined in blue "
                     'in the text above.'),

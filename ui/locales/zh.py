@@ -112,14 +112,16 @@ TEXT = {
     'spec.sweep': ('设每个 token 的接受率为 α（假设相互独立），草稿成本为 c（一个草稿 token ÷ 一个目标 token 的时间），'
                    '则每一步平均产出 $(1-\\alpha^{N+1})/(1-\\alpha)$ 个 token，加速比为'),
     'spec.sweep_measured': ('下面的 α 和 c 都是**实测**的（α = N = 1 时的接受率；c = 每个草稿 token 的草稿时间 ÷ 普通解码中'
-                            '每个 token 的目标时间），每个 N 都是按本页设置实际跑出来的。'),
+                            '每个 token 的目标时间），每个 N 都是按本页设置实际跑出来的，但只用草稿链：公式描述的是一条链，'
+                            '所以这里不加查找分支和次选叶节点。'),
     'spec.drift': ('笔记的验证准则：“如果草稿token $y_i$ 出现在目标模型的top-$K$预测中，则接受”。这里草稿模型按 y ~ q'
                    ' 采样第一个 token，每条规则反复判定多次：把最终输出的 token 的直方图与目标模型自己的分布 p 比较。'
                    '拒绝采样 (rejection sampling) 与 p 一致（它是无损的）；K > 1 的 top-K 会偏向草稿模型。**纠正**：'
                    '以概率 min(1, p/q) 接受，拒绝时从残差分布重新采样。贪婪匹配 (greedy match) 在它自己的设定下是精确的：'
                    '它逐 token 复现目标模型的贪婪输出（已测试）。'),
     'spec.drift_noise': 'TV 距离还包含采样噪声，约为 √(词汇份额 / 试验次数)；拒绝采样停留在这个下限上。',
-    'spec.sizing': ('左：目标模型对 T 个 token 的一次前向传递，现在在本机实测（验证 N 个草稿的一次传递读 N + 1 个 token）。'
+    'spec.sizing': ('左：目标模型对 T 个 token 的一次前向传递，现在在本机实测（验证 N 个草稿的一次传递读 N + 1 个 token；'
+                    '加上链旁的树则更多，在留出指令上所选 N 平均 {tokens:.1f} 个）。'
                     '右：草稿模型在留出数据上每个 N 的平均接受长度，除以 N 步草稿（此处每步 {draft_ms:.1f} ms）加上这次'
                     '验证传递的成本。'),
     'eagle.mask': ('每个节点：它的 token、它在树中的编号，以及草稿头的累积置信度 q（百分比，沿路径的草稿概率之积）。'
@@ -400,14 +402,20 @@ TEXT = {
     'p.n_auto': '为本设备选择 N',
     'p.stop_below': '草稿置信度低于此值即停',
     'p.copy': '复制权重（把草稿与上下文混合）',
+    'p.spec_lookup': '链旁的查找分支（token 数）',
+    'p.spec_lookup.help': ('在同一次目标前向传递中，把从已有文本复制的至多这么多个 token（最后 1-3 个 token 上一次出现后紧随的内容）'
+                           '作为草稿链旁的第二条分支一同验证；目标模型保留匹配更长的路径。不增加草稿计算，只让验证更长。0 = 只验证链。'),
+    'p.runner_up': '次选叶节点（也验证草稿的第二选择）',
+    'p.runner_up.help': ('在每个草稿 token 旁，把草稿在该位置的第二选择作为叶节点一同验证：草稿的第一猜测错、第二猜测对时，这一步仍能'
+                         '得到这个 token。验证多 N 个 token，草稿计算不变。贪婪输出不变，拒绝采样仍无损（每个额外猜测都与拒绝后剩下的分布比较）。'),
     'p.copy.help': ('0 = 只用草稿模型。大于 0 时，只要最后 2-3 个 token 在提示或回答中更早出现过，就把当时紧随其后的 token'
                     "（“复制”）以这个比例混入草稿分布：q' = (1 - w) q + w [复制]。回答常重复指令中的词，而小草稿模型难以猜中新话题的词，"
                     "所以在草稿没把握时复制胜出。目标模型像检验任何草稿一样检验 q'：贪心输出不变，拒绝采样仍然无损。"),
     'p.stop_below.help': ('0 = 草稿模型每步总是提出 N 个 token。大于 0 时，一旦草稿模型给某个 token 的概率 q(y) 低于此值，'
                           '就在这个 token 之后停止起草，少在没把握的猜测上浪费计算（transformers 的辅助生成默认这样做，阈值 0.4）。'
                           '此时 N 是最多起草的长度。每种验证规则都仍然精确：是否停止只看草稿模型自己的 q，不看目标模型。'),
-    'p.n_auto.help': ('对自带的草稿模型：使此处预期 tokens/s 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单）'
-                      '以及本机实测的 N 步草稿加一次 N + 1 个 token 的验证传递的成本。'),
+    'p.n_auto.help': ('对自带的草稿模型：使此处预期 tokens/s 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单，'
+                      '按当前的复制权重和链旁的树测得）以及本机实测的 N 步草稿加一次验证传递（N + 1 个 token；加上树时取其平均大小）的成本。'),
     'p.rule': '验证准则',
     'p.rule.greedy': '贪婪匹配',
     'p.rule.topk': 'top-K（笔记）',
@@ -645,6 +653,9 @@ TEXT = {
     'viz.spec.tip_accepted': '第 {n} 步：草稿被接受，p={p} q={q}',
     'viz.spec.tip_copied': '（从上下文复制）',
     'viz.origin.copied': '从上下文复制的草稿',
+    'viz.origin.branch': '在链旁被接受（次选叶节点 / 查找分支）',
+    'viz.spec.tip_runner-up': '（草稿的第二选择，与第一选择一同验证）',
+    'viz.spec.tip_lookup': '（从上下文复制：查找分支）',
     'viz.spec.tip_rejected': '第 {n} 步：草稿被拒绝，p={p} q={q}',
     'viz.spec.tip_target': '第 {n} 步：来自目标模型的{what}',
     'viz.spec.bars': '灰色竖线分隔各验证步骤',
@@ -701,6 +712,12 @@ TEXT = {
     'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
     'spec.lookup_q': '提示查找没有 q：把它视为点质量（q = 1）。',
+    'spec.branch': ('除草稿链外，这一步的那一次目标前向传递还验证了另外 {extra} 个 token（次选 {runner_up} 个，查找分支 {lookup} 个）。'
+                    '{taken}'),
+    'spec.branch.taken': '被接受的路径在第 {i} 个位置离开草稿链，经由{source}：得到 {n} 个只靠草稿链得不到的 token（上方文本中紫色下划线）。',
+    'spec.branch.none': '被接受的路径留在草稿链上。',
+    'spec.branch.runner-up': '草稿的次选叶节点',
+    'spec.branch.lookup': '查找分支',
     'spec.copied': ("这些草稿中有 {n} 个来自复制（复制权重 {w:g}；其中 {accepted} 个被接受）；q(y) 是验证所读的混合分布 "
                     "q' = (1 - w) q + w [复制]。上方文本中复制的 token 带蓝色下划线。"),
     'spec.m.acceptance': '接受率',
@@ -937,6 +954,9 @@ TEXT = {
     'core.desc.speculative': '推测性解码（{src}，N {n}{stop}，{rule}）',
     'core.desc.stop_below': '，置信度低于 {q:g} 即停',
     'core.desc.copy': '，复制权重 {w:g}{rest}',
+    'core.desc.tree': '{lookup}{runner_up}{rest}',
+    'core.desc.runner_up': '，另加次选',
+    'core.desc.spec_lookup': '，另加查找 {n}',
     'core.desc.shipped_draft': '随附的草稿模型',
     'core.desc.prompt_lookup': '提示词查找',
     'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}{lookup}）',
