@@ -187,8 +187,11 @@ class SpecStep:
 
     @property
     def accepted_branch(self) -> tuple[DraftToken, ...]:
-        """The branch tokens on the accepted path (they follow the chain's accepted drafts in ``emitted``)."""
-        return tuple(d for d in self.branch if d.status == "accepted")
+        """The branch tokens on the accepted path that were emitted (they follow the chain's accepted drafts in
+        ``emitted``; an EOS among the accepted tokens ends what is emitted)."""
+        on_path = [d for d in self.branch if d.status == "accepted"]
+        kept = min(len(self.emitted), self.n_accepted) - sum(d.status == "accepted" for d in self.drafts)
+        return tuple(on_path[: max(0, kept)])
 
 
 class SpeculativeDecoder(DraftVerifyDecoder):

@@ -28,7 +28,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "speculative:copy": ("?copy=0.3&n_auto=false&n_draft=4&prompt=Explain%20why%20the%20sky%20is%20blue%20and%20why"
                          "%20sunsets%20are%20red.", ["Step", "Step", "Step", "Step"]),
     "speculative:tree": ("?n_auto=false&n_draft=3&prompt=Repeat%20after%20me%3A%20the%20quick%20brown%20fox%20jumps%20"
-                         "over%20the%20lazy%20dog.", ["Step", "Step", "Step", "Step"]),
+                         "over%20the%20lazy%20dog.", ["Step", "Step", "Step"]),
     "eagle": ("", ["Step", "Step", "Step"]),
     "eagle:lookup": ("?eagle_lookup=8&eagle_tree_view=whole%20tree&prompt=Repeat%20after%20me%3A%20the%20quick%20brown%20"
                      "fox%20jumps%20over%20the%20lazy%20dog.", ["Step", "Step", "Step"]),

@@ -517,3 +517,16 @@ def test_tree_replay_matches_the_decoder(pair):
         assert table[n] == pytest.approx(tokens / forwards)
         assert sizes[n] == pytest.approx((drafted + forwards) / forwards)
     assert 1 < sizes[2] < sizes[3] <= 2 * 3 + 1 + 5  # the root, the chain, its runners-up, some of the branch
+
+
+def test_branch_tokens_after_an_eos_were_not_emitted():
+    """A step whose accepted path holds an EOS on the chain, then a runner-up: only up to the EOS is emitted, so the
+    runner-up is not counted as taken from beside the chain (the page's caption and violet marks read this)."""
+    from decoding_core.speculative import DraftToken, SpecStep
+
+    eos = DraftToken(2, "</s>", 0.9, 0.8, 1.0, None, "accepted", source="draft", depth=1)
+    alt = DraftToken(7, "x", 0.6, 0.1, 1.0, None, "accepted", source="runner-up", depth=2)
+    step = SpecStep(0, (eos,), 2, 5, "y", "bonus", (2,), None, 0.0, 0.0, 0.0, (alt,))
+    assert step.accepted_branch == () and step.n_drafted == 2
+    whole = SpecStep(0, (eos,), 2, 5, "y", "bonus", (2, 7, 5), None, 0.0, 0.0, 0.0, (alt,))
+    assert whole.accepted_branch == (alt,)

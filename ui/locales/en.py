@@ -502,7 +502,7 @@ TEXT = {
                            "followed the latest earlier occurrence of the last 1-3 tokens) as a second branch beside "
                            "the draft's chain; the target keeps the longer matching path. It costs no draft work, only a "
                            "longer verify pass. 0 = the chain alone."),
-    'p.runner_up': "Runner-up leaves (the draft's second choice too)",
+    'p.runner_up': 'Runner-up leaves',
     'p.runner_up.help': ("Verify, beside every drafted token, the draft's second choice there as a leaf: where the "
                          "draft's first guess is wrong but its second right, the step still gains that token. N more "
                          "tokens in the verify pass, no more draft work. Greedy output is unchanged and rejection "
