@@ -360,8 +360,12 @@ class Bench:
                      depth=chosen["depth"])
             sized = dict(top_k=8, depth=chosen["depth"], total_tokens=chosen["total_tokens"])
             configs = (("dynamic", sized), ("static", {}))
-            if kind == "eagle3":  # the same tree with the prompt-lookup branch added to it
-                configs += (("dynamic", {**sized, "lookup": BENCH_LOOKUP}),)
+            if kind == "eagle3":  # with the prompt-lookup branch, at the size chosen for tree + branch
+                looked = auto_tree(self.lm, head, kind, lookup=BENCH_LOOKUP)
+                self.add("eagle", f"{label} + {BENCH_LOOKUP}-token lookup branch: device-aware tree size "
+                         f"({looked['reason']})", looked["total_tokens"], "tokens", depth=looked["depth"])
+                configs += (("dynamic", dict(top_k=8, depth=looked["depth"], total_tokens=looked["total_tokens"],
+                                             lookup=BENCH_LOOKUP)),)
             for tree, kw in configs:
                 runs = []
 

@@ -26,7 +26,7 @@ from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import LOOKUP_MAX
 from .speculative import prompt_lookup
-from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, keep_path, position_ids,
+from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, keep_path, merge_path, position_ids,
                     static_tree_parents, tree_attention_mask, tree_verify_mask)
 
 
@@ -318,11 +318,8 @@ class EagleDecoder(DraftVerifyDecoder):
         node already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the
         head gave it no probability, and rank -1 marks it). Siblings stay distinct, so greedy and sampling acceptance
         are unchanged."""
-        children = children_of(tree.parents)
-        node = 0
-        for tok in prompt_lookup(self.context, self.lookup, never=self.special_ids):
-            nxt = next((c for c in children.get(node, []) if tree.tokens[c] == tok), None)
-            node = self._add(tree, node, tok, tree.scores[node], -1) if nxt is None else nxt
+        merge_path(tree.tokens, tree.parents, prompt_lookup(self.context, self.lookup, never=self.special_ids),
+                   lambda parent, tok: self._add(tree, parent, tok, tree.scores[parent], -1))
 
     def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:
         """The nodes of ``level`` that the rerank could still keep WITH a child (the others are not expanded:

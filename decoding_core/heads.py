@@ -48,9 +48,3 @@ def load_head(target: LoadedModel, kind: str):
 
         return load_eagle3(target)
     raise ValueError(f"head must be one of {', '.join(HEADS)}, got {kind!r}")
-
-
-def tau_table(manifest: dict) -> dict[tuple[int, int], float]:
-    """{(total_tokens, depth): held-out tau} from a head manifest's ``tau_by_size`` (empty if absent)."""
-    rows = manifest.get("tau_by_size", {}).get("rows", [])
-    return {(int(t), int(d)): float(tau) for t, d, tau in rows}

@@ -27,7 +27,7 @@ from transformers import DynamicCache
 
 from .draft import draft_manifest
 from .fastpath import crop_to
-from .heads import head_manifest, tau_table
+from .heads import head_manifest
 from .messages import Msg
 from .models import LoadedModel
 from .trees import additive_mask
@@ -223,25 +223,23 @@ def tree_draft_cost(total: int, depth: int, tau: float, level_s: float | dict[in
 
 
 def choose_tree(tau_by_size: dict[tuple[int, int], float], verify: dict[int, float],
-                level_s: float | dict[int, float], top_k: int = 8) -> tuple[tuple[int, int], dict]:
-    """The (total_tokens, depth) maximising tau / (head drafting + verify(total_tokens)), the smallest
-    within the noise (``tree_draft_cost``)."""
-    rates = {(t, d): tau / (tree_draft_cost(t, d, tau, level_s, top_k) + interpolate(verify, t))
+                level_s: float | dict[int, float], top_k: int = 8,
+                tokens_by_size: dict[tuple[int, int], float] | None = None) -> tuple[tuple[int, int], dict]:
+    """The (total_tokens, depth) maximising tau / (head drafting + verify(tokens of the pass)), the smallest
+    within the noise (``tree_draft_cost``). ``tokens_by_size``: the pass's mean size measured for each size (with a
+    lookup branch it holds more than total_tokens), else total_tokens."""
+    tokens = tokens_by_size or {}
+    rates = {(t, d): tau / (tree_draft_cost(t, d, tau, level_s, top_k) + interpolate(verify, tokens.get((t, d), t)))
              for (t, d), tau in tau_by_size.items()}
     return smallest_near_best(rates), rates
 
 
 # -- tau for every size, measured by replaying drafts at every position of the greedy output -----------
 
-def _walk(accepted_at: list[int], n_tokens: int) -> int:
-    """Verify steps of a greedy run that must emit ``n_tokens`` tokens when the step starting at output
-    position i would accept accepted_at[i] drafts (then emits one more token). Like the decoders, a step
-    never drafts past the token budget (at most n_tokens - i - 1 accepted)."""
-    return len(_step_starts(accepted_at, n_tokens))
-
-
 def _step_starts(accepted_at: list[int], n_tokens: int) -> list[int]:
-    """The output positions where the verify steps of ``_walk`` start."""
+    """The output positions where the verify steps of a greedy run start, when it must emit ``n_tokens`` tokens and
+    the step starting at output position i would accept accepted_at[i] drafts (then emits one more token). Like the
+    decoders, a step never drafts past the token budget (at most n_tokens - i - 1 accepted)."""
     pos, starts = 0, []
     while pos < n_tokens:
         starts.append(pos)
@@ -259,7 +257,8 @@ def greedy_references(lm: LoadedModel, prompts: list[list[int]], max_new_tokens:
 @torch.inference_mode()
 def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int,
                    totals: tuple[int, ...], depths_: tuple[int, ...],
-                   references: list[list[int]] | None = None) -> dict[tuple[int, int], float]:
+                   references: list[list[int]] | None = None, lookup: int = 0,
+                   verify_tokens: dict | None = None) -> dict[tuple[int, int], float]:
     """tau of the dynamic EAGLE tree for every (total_tokens, depth), greedy, on ``prompts``.
 
     For each prompt: the target's greedy output g; at every output position i, the head drafts the
@@ -267,41 +266,75 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
     the target's true features, whatever tree sizes came before); the accepted length of every smaller
     tree is read off against g[i:]; a walk over the positions gives each size's tau. Exact for greedy
     verification (the accepted path is the prefix of g that the kept subtree contains). ``references``:
-    the greedy outputs if already computed (greedy_references)."""
+    the greedy outputs if already computed (greedy_references). ``lookup``: the trees carry the decoder's lookup
+    branch of that many tokens; ``verify_tokens``: a dict to fill with each size's mean verify-pass size
+    (``trees_tau``)."""
     d_max, t_max = max(depths_), max(totals)
-    trees = (list(drafted_trees(lm, head, ids, g, top_k, d_max, t_max))
-             for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)))
-    return trees_tau(trees, [(t, d) for t in totals for d in depths_])
+    trees = recorded_trees(lm, head, prompts, max_new_tokens, top_k, d_max, t_max, references, lookup)
+    return trees_tau(trees, [(t, d) for t in totals for d in depths_], verify_tokens=verify_tokens)
 
 
-def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None) -> dict[tuple[int, int], float]:
+def recorded_trees(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int, depth: int,
+                   total: int, references: list[list[int]] | None = None, lookup: int = 0):
+    """drafted_trees' rows for each prompt (a list per prompt, yielded prompt by prompt)."""
+    for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
+        yield list(drafted_trees(lm, head, ids, g, top_k, depth, total, lookup))
+
+
+def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None,
+              verify_tokens: dict | None = None) -> dict[tuple[int, int], float]:
     """Pooled greedy tau (as the decoders count it) of the dynamic tree of every (total_tokens, depth) in ``sizes``,
-    read off recorded trees: per prompt, drafted_trees' rows (tokens, parents, scores, continuation), one per
-    output position. ``score_fn(tokens, parents, scores, depths)`` gives the scores that rank the nodes (default:
-    the head's own cumulative log-probabilities)."""
+    read off recorded trees: per prompt, drafted_trees' rows (tokens, parents, scores, continuation[, copied]), one
+    per output position. ``score_fn(tokens, parents, scores, depths)`` gives the scores that rank the nodes (default:
+    the head's own cumulative log-probabilities). A row's ``copied`` tokens are the lookup branch the decoder merges
+    into the kept tree (a path from the root: greedy accepts the longer of the two matches). ``verify_tokens``: a
+    dict to fill with each size's mean number of tokens in a verify pass (the root, the kept nodes and the lookup
+    tokens the kept tree did not already hold)."""
     sizes = list(dict.fromkeys(sizes))  # each size once: a repeat would read its positions twice
-    tokens_total, steps_total = 0, {k: 0 for k in sizes}
+    tokens_total, steps_total, fed = 0, {k: 0 for k in sizes}, {k: 0 for k in sizes}
     for rows in trees_per_prompt:
         accepted: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}
-        for tokens, parents, scores, cont in rows:
+        passes: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}
+        n = len(rows)
+        for i, row in enumerate(rows):
+            tokens, parents, scores, cont = row[:4]
+            copied = row[4] if len(row) > 4 else []
             d = tree_depths(parents)
             ranked = score_fn(tokens, parents, scores, d) if score_fn else scores
+            copy_run = _common_prefix(copied, cont)
+            room = n - i - 1  # as the decoder's _fit_budget: no node deeper than the tokens left to emit allow
             for (t, dd) in sizes:
-                accepted[(t, dd)].append(accepted_on_path(tokens, parents, tree_subset(ranked, d, t, dd), cont))
+                keep = tree_subset(ranked, d, t, dd)
+                run = accepted_on_path(tokens, parents, keep, cont)
+                accepted[(t, dd)].append(max(run, copy_run))
+                if verify_tokens is not None:
+                    merged = accepted_on_path(tokens, parents, keep, copied) if copied else 0
+                    passes[(t, dd)].append(1 + sum(d[j] <= room for j in keep) + max(0, min(len(copied), room) - merged))
         # position i's tree drafts tokens after g[i]; a run's first step is the prefill (emits g[0])
-        n = len(rows)
         tokens_total += n
         for k, acc in accepted.items():
-            steps_total[k] += _walk(acc, n)
+            starts = _step_starts(acc, n)
+            steps_total[k] += len(starts)
+            if verify_tokens is not None:
+                fed[k] += sum(passes[k][i] for i in starts)
+    if verify_tokens is not None:
+        verify_tokens.update({k: fed[k] / s for k, s in steps_total.items() if s})
     return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}
 
 
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
 @torch.inference_mode()
-def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: int, depth: int, total: int):
+def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: int, depth: int, total: int,
+                  lookup: int = 0):
     """Every candidate the head drafts (dynamic growth to ``depth``, top_k, no pruning) at each position i of the
     target's greedy output ``g`` whose tree can still be read against g (i < len(g) - 1), on the committed prefix
-    prompt + g[:i+1] with the target's true features: yields (tokens, parents, scores, g[i+1:])."""
+    prompt + g[:i+1] with the target's true features: yields (tokens, parents, scores, g[i+1:]), with ``lookup``
+    also the decoder's lookup branch there (the copied tokens, ``prompt_lookup``)."""
     from .eagle import EagleDecoder
+    from .speculative import prompt_lookup
 
     dec = EagleDecoder(lm, head, "dynamic", top_k, depth, total, max_new_tokens=len(g),
                        record_candidates=True).start(ids)
@@ -315,7 +348,10 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
         dec._draft_tree()
         crop_to(dec.h_cache, dec.h_len)
         _, tokens, parents, scores = dec.candidates[-1]
-        yield tokens, parents, scores, g[i + 1 :]
+        if lookup:
+            yield tokens, parents, scores, g[i + 1 :], prompt_lookup(dec.context, lookup, never=dec.special_ids)
+        else:
+            yield tokens, parents, scores, g[i + 1 :]
 
 
 @torch.inference_mode()
@@ -346,7 +382,7 @@ def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]
             for n in ns:
                 if lookup or runner_up:
                     k = min(n, budget - 1)
-                    tokens, parents, _, _ = dec._tree(dec.context, ys[:k], q[:k] if q is not None else None, budget)
+                    tokens, parents, *_ = dec._tree(dec.context, ys[:k], q[:k] if q is not None else None, budget)
                     runs[n].append(_tree_run(tokens, parents, g[i:]))
                     sizes[n].append(len(tokens))
                 else:
@@ -409,24 +445,42 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
             "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table}}
 
 
-def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8) -> dict:
+def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
+    """A head manifest's rows of held-out tau by (total_tokens, depth): with a lookup branch the table measured with
+    that branch (``tau_by_size_lookup``, rows [total, depth, tau, mean verify tokens]) or none (the tree-only table
+    would under-state the pass: no rows rather than a wrong size), else the tree's own (``tau_by_size``)."""
+    if lookup:
+        table = manifest.get("tau_by_size_lookup", {})
+        return table["rows"] if table.get("rows") and table.get("lookup") == lookup else []
+    return manifest.get("tau_by_size", {}).get("rows", [])
+
+
+def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int = 0) -> dict:
     """The dynamic tree size that maximises expected tokens/s on THIS device: the head's held-out tau for
-    each (total_tokens, depth) (its manifest) over the measured cost of a verify pass of that many tokens
-    plus ``depth`` head levels. Returns the choice and what it was chosen from."""
+    each (total_tokens, depth) (its manifest's table for these settings, ``tree_table_rows``) over the measured cost
+    of a verify pass of the step's tokens plus the head's levels. A lookup branch with no table of its own: the
+    tree's tau without it over a pass with the whole branch (``lookup_bound``: both figures on the safe side). Returns
+    the choice and what it was chosen from."""
     manifest = head_manifest(kind)
-    table = tau_table(manifest)
-    if not table:
+    rows, bound = tree_table_rows(manifest, lookup), False
+    if not rows and lookup:  # no table with this branch: the tree's own tau, the branch counted at its full length
+        rows = [[t, d, tau, t + lookup] for t, d, tau in tree_table_rows(manifest)]
+        bound = bool(rows)
+    if not rows:
         return {**_reference_tree(), "reason": Msg.of("core.size.no_tree_table")}
-    measured_k = manifest.get("tau_by_size", {}).get("top_k")
+    measured_k = manifest.get("tau_by_size_lookup" if lookup and not bound else "tau_by_size", {}).get("top_k")
     if measured_k is not None and measured_k != top_k:
         return {**_reference_tree(),
                 "reason": Msg.of("core.size.other_top_k", measured=measured_k, top_k=top_k)}
+    table = {(int(r[0]), int(r[1])): float(r[2]) for r in rows}
+    tokens = {(int(r[0]), int(r[1])): float(r[3]) for r in rows if len(r) > 3}  # the measured mean verify size
     verify = forward_costs(target)
     by_rows = {n: head_level_cost(target, head, n) for n in sorted({1, 2, 4, top_k}) if n <= top_k}
-    (total, depth), rates = choose_tree(table, verify, by_rows, top_k)
+    (total, depth), rates = choose_tree(table, verify, by_rows, top_k, tokens)
     return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
             "verify_s": verify, "level_s": by_rows[top_k], "level_by_rows": by_rows, "tau": table[(total, depth)],
-            "reason": "measured"}
+            "reason": "measured", "lookup": lookup, "lookup_bound": bound,
+            "verify_tokens": {k: tokens.get(k, float(k[0])) for k in table}}
 
 
 def _reference_tree() -> dict:

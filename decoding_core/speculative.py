@@ -27,7 +27,7 @@ from .lean import LeanCache
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import COPY_MAX, LOOKUP_MAX, RULES
-from .trees import children_of, depths, keep_path, position_ids, tree_verify_mask
+from .trees import children_of, depths, keep_path, merge_path, position_ids, tree_verify_mask
 
 TOP_N = 12
 
@@ -382,13 +382,25 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     # -- a tree around the chain: runner-up leaves and a lookup branch -------------------------------------
     def _tree(self, ctx: list[int], ys: list[int], q: torch.Tensor | None, budget: int):
         """The step's tree: node 0 the last token (not yet in the target's cache), the chain ys, with
-        ``runner_up`` the draft's second choice beside every chain token (a leaf), with ``lookup`` the tokens that
-        followed the latest earlier occurrence of the context's last 1-3 tokens, merged where a node already holds
-        the copied token. Siblings carry distinct tokens. Returns (tokens, parents, kinds, q row per node)."""
+        ``runner_up`` a second draft beside every chain token (a leaf), with ``lookup`` the tokens that followed the
+        latest earlier occurrence of the context's last 1-3 tokens, merged where a node already holds the copied
+        token. Siblings carry distinct tokens. The runner-up is the draft's second choice, except under rejection
+        sampling, where it is drawn from q without the chain's token (q' = q with y removed, renormalised: a draw
+        without replacement, which rejection sampling then verifies against q', ``runner_up_q``). Returns (tokens,
+        parents, kinds, the row of ``qs`` each node was drawn from (None: a point mass), qs: q with the runner-ups'
+        q' rows after it)."""
         tokens, parents, kinds, rows = [ctx[-1]], [-1], ["root"], [None]
         for i, y in enumerate(ys):
             tokens.append(y), parents.append(i), kinds.append("draft"), rows.append(i)
-        if self.runner_up and q is not None:
+        qs = q
+        if self.runner_up and q is not None and self.rule == "sample":
+            q_alt = runner_up_q(q[: len(ys)], ys)
+            drawn = [int(torch.multinomial(r, 1, generator=self.generator)) if r.sum() > 0 else None for r in q_alt]
+            qs = torch.cat([q, q_alt])
+            for i, alt in enumerate(drawn):
+                if alt is not None:  # a reduced-vocabulary draft leaves nothing to draw where q is one token
+                    tokens.append(alt), parents.append(i), kinds.append("runner-up"), rows.append(len(q) + i)
+        elif self.runner_up and q is not None:
             second = torch.topk(q, 2, dim=-1)
             for i, y in enumerate(ys):
                 vals, ids = second.values[i].tolist(), second.indices[i].tolist()
@@ -396,16 +408,12 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                 if q_alt > 0:  # a reduced-vocabulary draft gives no second choice where q is one token
                     tokens.append(alt), parents.append(i), kinds.append("runner-up"), rows.append(None)
         if self.lookup:
-            children = children_of(parents)
-            node = 0
-            for tok in prompt_lookup(ctx, min(self.lookup, budget - 1), never=self.special_ids):
-                nxt = next((c for c in children.get(node, []) if tokens[c] == tok), None)
-                if nxt is None:
-                    tokens.append(tok), parents.append(node), kinds.append("lookup"), rows.append(None)
-                    nxt = len(tokens) - 1
-                    children.setdefault(node, []).append(nxt)
-                node = nxt
-        return tokens, parents, kinds, rows
+            def add(parent: int, tok: int) -> int:
+                tokens.append(tok), parents.append(parent), kinds.append("lookup"), rows.append(None)
+                return len(tokens) - 1
+
+            merge_path(tokens, parents, prompt_lookup(ctx, min(self.lookup, budget - 1), never=self.special_ids), add)
+        return tokens, parents, kinds, rows, qs
 
     def _tree_step(self, t0):
         budget = self.max_new_tokens - len(self.tokens)
@@ -413,7 +421,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         d0 = time.perf_counter()
         ys, q = self._propose(n)
         ctx = self.context
-        tokens, parents, kinds, rows = self._tree(ctx, ys, q, budget)
+        tokens, parents, kinds, rows, qs = self._tree(ctx, ys, q, budget)
         d1 = time.perf_counter()
         prefix = len(ctx) - 1                 # the last token is the root; what the cache lacks before it is fed first
         pending = ctx[self.t_len:-1]
@@ -426,7 +434,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                                                                    len(pending))).logits[0].float()
         self.target_forwards += 1
         p = self._probs(logits, self._node_contexts(ctx, tokens, parents))
-        path, nxt, trials, res = verify_tree(tokens, parents, p, q, rows, self.rule, self.verify_k,
+        path, nxt, trials, res = verify_tree(tokens, parents, p, qs, rows, self.rule, self.verify_k,
                                              self.generator, self.sampling)
         d2 = time.perf_counter()
         keep_path(self.t_cache, prefix, path)
@@ -471,18 +479,28 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                         time.perf_counter() - t0, tuple(branch))
 
 
+def runner_up_q(q: torch.Tensor, ys: list[int]) -> torch.Tensor:
+    """q [n, V] with each row's drawn token ys[i] removed and the rest renormalised (all zeros where nothing is left):
+    what a runner-up drawn without replacement beside the chain's token comes from."""
+    rest = q.clone()
+    rest[torch.arange(len(ys)), torch.tensor(ys, dtype=torch.long)] = 0
+    total = rest.sum(-1, keepdim=True)
+    return torch.where(total > 0, rest / total.clamp_min(1e-30), rest)
+
+
 def verify_tree(tokens: list[int], parents: list[int], p: torch.Tensor, q: torch.Tensor | None, rows: list,
                 rule: str, k: int = 1, generator: torch.Generator | None = None, sample_target: bool = False):
     """Verify a drafted tree in one pass. p [T, V] the target's (processed) probabilities at every node; children
-    are tried in index order. A child with a q row (``rows[c]``: a chain draft drawn from q) is tried first at its
-    parent. Rules:
+    are tried in index order (the chain's child first). A child with a q row (``rows[c]``: drawn from that row of q: the
+    chain's draft, or under sampling a runner-up drawn from q without the chain's token) is verified against it; a
+    child without one is a point mass. Rules:
     - greedy: follow the child that equals argmax p; the next token is argmax p at the last node;
     - topk: follow the first child among the k most likely tokens of p; the next token is argmax p (or a sample
       from p with ``sample_target``);
-    - sample (lossless; recursive rejection sampling as in SpecInfer): the chain child x ~ q is accepted with
-      probability min(1, p(x) / q(x)), else p becomes norm(max(0, p - q)); each further child, a point mass, is
-      accepted with probability p(x), else p(x) = 0 and p is renormalised; no child accepted: the next token is drawn
-      from what remains. Each step of this keeps the output distributed as p.
+    - sample (lossless; recursive rejection sampling as in SpecInfer): a child x drawn from a row q_c is accepted
+      with probability min(1, p(x) / q_c(x)), else p becomes norm(max(0, p - q_c)); a point-mass child is accepted
+      with probability p(x), else p(x) = 0 and p is renormalised; no child accepted: the next token is drawn from what
+      remains. Each step of this keeps the output distributed as p.
     Returns (accepted path of node indices from the root, next token, {node: (acceptance probability, u)} of every
     child compared with the target (u None for greedy and top-K, whose probability is 1 or 0), the distribution the
     next token was drawn from (sample; None otherwise))."""

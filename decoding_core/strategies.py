@@ -23,7 +23,7 @@ class Loaders:
     draft: Callable      # (target, source) -> LoadedModel | None (None: prompt lookup)
     head: Callable       # (target, kind) -> EAGLE head
     chain_size: Callable  # (target, draft, source, copy, lookup, runner_up) -> sizing.auto_chain's dict
-    tree_size: Callable   # (target, head, kind, top_k) -> sizing.auto_tree's dict
+    tree_size: Callable   # (target, head, kind, top_k, lookup) -> sizing.auto_tree's dict
 
 
 def direct_loaders() -> Loaders:
@@ -60,7 +60,7 @@ def resolve_sizes(lm: LoadedModel, strategy: Strategy, draft=None, head=None, he
     if isinstance(strategy, Eagle):
         total, depth, choice = strategy.total_tokens, strategy.depth, None
         if strategy.auto:
-            choice = loaders.tree_size(lm, head, head_kind, strategy.top_k)
+            choice = loaders.tree_size(lm, head, head_kind, strategy.top_k, strategy.lookup)
             total = choice["total_tokens"] if total == "auto" else total
             depth = choice["depth"] if depth == "auto" else depth
         total = REFERENCE_TREE[0] if total == "auto" else total   # a static tree has its fixed shape

@@ -41,6 +41,20 @@ def children_of(parents: list[int]) -> dict[int, list[int]]:
     return children
 
 
+def merge_path(tokens: list[int], parents: list[int], path: list[int], add) -> None:
+    """Merge a chain of tokens into a tree as one more path from the root, siblings kept distinct: where a node
+    already has a child holding the next token the path follows it, otherwise ``add(parent, token)`` appends a node
+    (to ``tokens`` and ``parents``, with whatever else the caller records per node) and returns its index."""
+    children = children_of(parents)
+    node = 0
+    for tok in path:
+        nxt = next((c for c in children.get(node, []) if tokens[c] == tok), None)
+        if nxt is None:
+            nxt = add(node, tok)
+            children.setdefault(node, []).append(nxt)
+        node = nxt
+
+
 def ancestors(parents: list[int], i: int) -> list[int]:
     """i and its ancestors up to the root, root first."""
     path = []

@@ -53,7 +53,8 @@ def controls(lm) -> Eagle:
         P.show("tree_auto", c1, disabled=not dynamic)
         P.show("tree_top_k", c2, disabled=not dynamic)
         auto = dynamic and ss.tree_auto
-        if auto and (chosen := loaders.auto_sizes(lm, Eagle(ss.eagle_head, "dynamic", ss.tree_top_k))):
+        if auto and (chosen := loaders.auto_sizes(lm, Eagle(ss.eagle_head, "dynamic", ss.tree_top_k,
+                                                                   lookup=ss.eagle_lookup))):
             P.preset("tree_depth", chosen.depth)
             P.preset("total_tokens", chosen.total_tokens)
         P.show("tree_depth", c3, disabled=not dynamic or auto)
@@ -122,6 +123,10 @@ def render() -> None:
         st.caption(t("eagle.forward_costs", one=1000 * one, total=sizes.total_tokens,
                      total_ms=1000 * choice["verify_s"].get(sizes.total_tokens, one), k=strategy.top_k,
                      level_ms=1000 * choice["level_s"]))
+        if strategy.lookup:
+            tokens = choice.get("verify_tokens", {}).get((sizes.total_tokens, sizes.depth), sizes.total_tokens)
+            st.caption(t("eagle.sizing_lookup_bound" if choice.get("lookup_bound") else "eagle.sizing_lookup",
+                         n=strategy.lookup, tokens=tokens))
     explain(strategy.head)
 
 

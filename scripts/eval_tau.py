@@ -22,7 +22,7 @@ from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
 from decoding_core.settings import COPY_WEIGHT, Speculative
-from decoding_core.sizing import chain_tau_table, greedy_references, tree_tau_table
+from decoding_core.sizing import chain_tau_table, greedy_references, recorded_trees, tree_tau_table, trees_tau
 from decoding_core.speculative import SpeculativeDecoder
 
 TOTALS = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
@@ -55,15 +55,16 @@ def main(argv=None):
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--tree-top-k", type=int, default=8)
     ap.add_argument("--only", default="draft,eagle1,eagle3",
-                    help="any of draft, eagle1, eagle3, draft-tree (the draft's tree around the chain alone)")
+                    help="any of draft, eagle1, eagle3, draft-tree (the draft's tree around the chain alone), "
+                    "eagle1-lookup / eagle3-lookup (the head's tree with the lookup branch alone)")
     ap.add_argument("--draft", default=None, help="a draft folder to measure instead of the shipped assets/draft "
                     "(a candidate from train_draft.py --out); --write then writes into its manifest")
     ap.add_argument("--eagle1", default=None, help="an EAGLE-1 head folder to measure instead of the shipped assets/eagle "
                     "(e.g. from shrink_asset.py); --write then writes into its manifest")
     ap.add_argument("--eagle3", default=None, help="an EAGLE-3 head folder to measure instead of the shipped assets/eagle3 "
                     "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
-    ap.add_argument("--lookup", type=int, default=8, help="EAGLE: also measure the reference tree with a prompt-lookup "
-                    "branch of this many tokens added to it (0: not)")
+    ap.add_argument("--lookup", type=int, default=8, help="EAGLE: also measure the trees with a prompt-lookup "
+                    "branch of this many tokens added to them (0: not): tau_by_size_lookup, heldout_tau_lookup")
     ap.add_argument("--copy", type=float, default=COPY_WEIGHT, help="draft: also measure the draft mixed with "
                     "a copy of the context at this weight (SpeculativeDecoder's copy; 0: not)")
     ap.add_argument("--draft-lookup", type=int, default=Speculative.lookup,
@@ -77,45 +78,65 @@ def main(argv=None):
     instructions = [r["instruction"] for r in rows]
     prompts = [lm.encode(t, chat=True) for t in instructions[: args.prompts]]
     n, only = args.max_new_tokens, set(args.only.split(","))
+    if only & {"eagle1-lookup", "eagle3-lookup"} and not args.lookup:
+        ap.error("--only eagle1-lookup / eagle3-lookup measure the lookup branch: give --lookup > 0")
     refs = greedy_references(lm, prompts, n)  # once, for every replay below
     setting = f"greedy, {len(prompts)} held-out instructions, {n} new tokens"
     results, t0 = {}, time.perf_counter()
     heads = {}
-    if "eagle1" in only:
+    if only & {"eagle1", "eagle1-lookup"}:
         folder = ROOT / args.eagle1 if args.eagle1 else EAGLE_DIR
         heads["eagle1"] = (folder, load_embedded_head(lm, folder))
-    if "eagle3" in only:
+    if only & {"eagle3", "eagle3-lookup"}:
         try:
             folder = ROOT / args.eagle3 if args.eagle3 else EAGLE3_DIR
             heads["eagle3"] = (folder, load_eagle3(lm, folder))
         except ModelLoadError as exc:
             print(f"skipping EAGLE-3: {exc}")
+    sizes = [(t, d) for t in TOTALS for d in DEPTHS]
     for name, (folder, head) in heads.items():
-        table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS, refs)
-        direct = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n), prompts)
-        static = run_all(lambda: EagleDecoder(lm, head, "static", max_new_tokens=n), prompts)
-        results[name] = {
-            "folder": folder,
-            "tau_by_size": {"top_k": args.tree_top_k, "columns": ["total_tokens", "depth", "tau"], "setting": setting,
-                            "rows": [[t, d, round(v, 4)] for (t, d), v in sorted(table.items())],
-                            "method": "replay of the largest tree at every position of the greedy output "
-                                      "(decoding_core/sizing.py tree_tau_table)"},
-            "heldout_tau": {**direct, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {setting}",
-                            "params": {"tree": "dynamic", "top_k": args.tree_top_k, "depth": 5, "total_tokens": 32,
-                                       "prompts": len(prompts), "new_tokens": n},
-                            "replay_tau_same_size": round(table[(32, 5)], 4)},
-            "heldout_tau_static": {**static, "setting": f"reference static tree (26 tokens), {setting}"},
-        }
-        if args.lookup:
+        full, lk = name in only, args.lookup
+        results[name] = {"folder": folder}
+        if lk:  # the trees with their lookup branch recorded once: the tables with and without it read off them
+            trees = list(recorded_trees(lm, head, prompts, n, args.tree_top_k, max(DEPTHS), max(TOTALS), refs, lk))
+            tokens: dict[tuple[int, int], float] = {}
+            looked_table = trees_tau(trees, sizes, verify_tokens=tokens)
+            table = trees_tau(([row[:4] for row in rows] for rows in trees), sizes) if full else None
+        else:
+            table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS, refs)
+        if full:
+            direct = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n), prompts)
+            static = run_all(lambda: EagleDecoder(lm, head, "static", max_new_tokens=n), prompts)
+            results[name].update({
+                "tau_by_size": {"top_k": args.tree_top_k, "columns": ["total_tokens", "depth", "tau"], "setting": setting,
+                                "rows": [[t, d, round(v, 4)] for (t, d), v in sorted(table.items())],
+                                "method": "replay of the largest tree at every position of the greedy output "
+                                          "(decoding_core/sizing.py tree_tau_table)"},
+                "heldout_tau": {**direct, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {setting}",
+                                "params": {"tree": "dynamic", "top_k": args.tree_top_k, "depth": 5, "total_tokens": 32,
+                                           "prompts": len(prompts), "new_tokens": n},
+                                "replay_tau_same_size": round(table[(32, 5)], 4)},
+                "heldout_tau_static": {**static, "setting": f"reference static tree (26 tokens), {setting}"},
+            })
+            print(f"{name}: dynamic (32, 5) measured tau {direct['tau']} vs replay {table[(32, 5)]:.3f}; "
+                  f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        if lk:
             looked = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n,
-                                                  lookup=args.lookup), prompts)
+                                                  lookup=lk), prompts)
+            what = f"+ a {lk}-token prompt-lookup branch"
             results[name]["heldout_tau_lookup"] = {
-                **looked, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, + a {args.lookup}-token "
-                                     f"prompt-lookup branch, {setting}", "lookup": args.lookup}
-            print(f"{name}: dynamic (32, 5) + {args.lookup}-token lookup branch: measured tau {looked['tau']}", flush=True)
-        print(f"{name}: dynamic (32, 5) measured tau {direct['tau']} vs replay {table[(32, 5)]:.3f}; "
-              f"static {static['tau']}; best replay tau {max(table.values()):.3f} "
-              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+                **looked, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {what}, {setting}",
+                "lookup": lk, "replay_tau_same_size": round(looked_table[(32, 5)], 4)}
+            results[name]["tau_by_size_lookup"] = {
+                "top_k": args.tree_top_k, "lookup": lk, "columns": ["total_tokens", "depth", "tau", "verify_tokens"],
+                "rows": [[t, d, round(v, 4), round(tokens[(t, d)], 2)] for (t, d), v in sorted(looked_table.items())],
+                "setting": f"{what}, {setting}",
+                "method": "replay of the largest tree and the lookup branch at every position of the greedy output; "
+                          "verify_tokens: the mean size of a step's verify pass (decoding_core/sizing.py trees_tau)"}
+            print(f"{name}: dynamic (32, 5) {what}: measured tau {looked['tau']} vs replay {looked_table[(32, 5)]:.3f}; "
+                  f"mean verify tokens at (32, 5) {tokens[(32, 5)]:.1f}, at (6, 2) {tokens[(6, 2)]:.1f} "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if only & {"draft", "draft-tree"}:
         folder = ROOT / args.draft if args.draft else DRAFT_DIR
         draft = load_embedded_draft(lm, folder)

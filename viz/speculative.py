@@ -41,7 +41,7 @@ def origin_html(steps, upto: int | None = None) -> str:
     parts, any_copied, any_branch = [], False, False
     for step in steps[: None if upto is None else upto + 1]:
         cut = len(step.emitted) <= step.n_accepted  # the EOS was an accepted draft: nothing after it was emitted
-        branch = getattr(step, "branch", ())
+        branch = step.branch
         shown = ([d for d in step.drafts if d.status == "accepted"] + [d for d in step.drafts if d.status == "rejected"]
                  + [d for d in branch if d.status == "accepted"])
         left = len(step.emitted)
@@ -84,7 +84,7 @@ def draft_rows(step, rule: str = "sample", has_q: bool = True, copying: bool = F
     (no min(1, p/q), no u); prompt lookup has no q. ``copying`` (the draft's q mixed with a copy of the context) or
     a tree around the chain adds who proposed each token (draft / copy / runner-up / lookup)."""
     rows = []
-    branch = getattr(step, "branch", ())
+    branch = step.branch
     chain = [(i + 1, d) for i, d in enumerate(step.drafts)]
     for i, d in sorted(chain + [(d.depth, d) for d in branch], key=lambda x: x[0]):  # stable: the chain's token first
         row = {"i": i, "draft token": d.text}

@@ -89,3 +89,19 @@ def test_a_lookup_branch_out_of_range_in_the_link_is_refused():
     assert any("eagle_lookup" in w.value for w in at.warning)
     assert at.slider(key="eagle_lookup").value == 0
     assert not at.exception
+
+
+def test_the_device_aware_size_counts_the_lookup_branch():
+    """With a lookup branch the auto size comes from the head's table measured with that branch (the page quotes the
+    mean verify pass there); a branch length the manifest has no table for is costed at its full length with the
+    tree's own tau, and the page says so."""
+    from decoding_core.heads import default_head, head_manifest
+
+    at = open_app(PAGE, {"eagle_lookup": "8"})
+    looked = head_manifest(default_head()).get("tau_by_size_lookup", {}).get("lookup") == 8
+    words = "With the 8-token lookup branch a verify pass holds" if looked else "No τ table was measured with a 8-token"
+    assert any(words in c.value for c in at.caption)
+    assert any("Sized for this device" in c.value for c in at.caption)
+    at.slider(key="eagle_lookup").set_value(5).run()
+    assert any("No τ table was measured with a 5-token lookup branch" in c.value for c in at.caption)
+    assert at.slider(key="total_tokens").disabled and not at.exception

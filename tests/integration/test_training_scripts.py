@@ -453,3 +453,19 @@ def test_copy_sweep_replays_the_mixed_draft(corpus, embedded, capsys):
         assert table[4] == pytest.approx((acc + steps) / steps, abs=0.15)
     out = capsys.readouterr().out
     assert "copy weight 0 (matches of 2+ tokens): N=1:" in out and "copy weight 0.5 (matches of 2+ tokens): N=1:" in out
+
+
+def test_lookup_speed_and_runner_up_sampling_scripts(corpus, capsys):
+    """scripts/lookup_speed.py times EAGLE-3 with and without the lookup branch at the sizes sizing chooses (every
+    output equal to plain greedy); scripts/runner_up_sampling.py counts the runner-ups each rule takes."""
+    from lookup_speed import main as speed
+    from runner_up_sampling import main as runner_ups
+
+    got = speed(["--corpus", str(corpus), "--prompts", "1", "--max-new-tokens", "10", "--rounds", "1"])
+    assert got["same"] and len(got["runs"]) == 4
+    assert all(r["tokens_per_s"] > 0 and r["tau"] >= 1.0 for r in got["runs"].values())
+    assert got["runs"]["plain greedy"]["speedup"] == 1.0
+    assert "device-aware size:" in capsys.readouterr().out
+    rules = runner_ups(["--corpus", str(corpus), "--prompts", "1", "--seeds", "2", "--max-new-tokens", "12"])
+    assert len(rules) == 3 and rules["no runner-ups"]["runner_ups_taken"] == 0
+    assert all(r["tau"] >= 1.0 and r["steps"] > 0 for r in rules.values())

@@ -255,6 +255,49 @@ def test_replayed_tau_table_equals_real_runs(tiny, trained_head):
     assert table[(16, 4)] >= table[(4, 2)]
 
 
+def test_replayed_table_with_a_lookup_branch_equals_real_runs(tiny, trained_head):
+    """With the lookup branch merged into every tree, the replay's tau and mean verify-pass size are what real runs
+    with that branch measure (the pass: the kept tree, the copied tokens it did not hold, cut to the token budget)."""
+    from decoding_core.eagle import EagleDecoder
+    from decoding_core.sizing import tree_tau_table
+
+    prompts = [[1, 5, 9, 5, 9, 12], [1, 22, 23, 24, 22, 23]]
+    sizes: dict = {}
+    table = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), lookup=5, verify_tokens=sizes)
+    plain = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4))
+    copied_somewhere = False
+    for (total, depth), tau in table.items():
+        acc = steps = fed = 0
+        for p in prompts:
+            dec = EagleDecoder(tiny, trained_head, "dynamic", 4, depth, total, max_new_tokens=20, lookup=5).start(p)
+            m = dec.run().metrics
+            acc, steps = acc + m["accepted"], steps + m["verify_steps"]
+            fed += sum(len(s.tokens) for s in dec.history if s.is_verify)
+            copied_somewhere |= any(s.lookup_nodes for s in dec.history)
+        assert tau == pytest.approx((acc + steps) / steps, rel=1e-9), (total, depth)
+        assert sizes[(total, depth)] == pytest.approx(fed / steps, rel=1e-9), (total, depth)
+        assert tau >= plain[(total, depth)] and sizes[(total, depth)] >= total - 1e-9
+    assert copied_somewhere
+
+
+def test_the_tree_sizing_reads_the_table_measured_with_the_lookup_branch():
+    """A lookup branch: the head manifest's table measured with that branch (rows with the mean pass size), none for
+    another branch length (the reference size rather than a size chosen for a smaller pass); the pass's measured size
+    is what the verify pass is costed at."""
+    from decoding_core.sizing import choose_tree, interpolate, tree_table_rows
+
+    manifest = {"tau_by_size": {"rows": [[6, 2, 2.0]]},
+                "tau_by_size_lookup": {"lookup": 8, "rows": [[6, 2, 2.1, 9.5]]}}
+    assert tree_table_rows(manifest) == [[6, 2, 2.0]]
+    assert tree_table_rows(manifest, 8) == [[6, 2, 2.1, 9.5]]
+    assert tree_table_rows(manifest, 4) == [] and tree_table_rows({}, 8) == []
+    verify = {1: 0.05, 4: 0.06, 8: 0.08, 16: 0.12}
+    _, rates = choose_tree({(6, 2): 2.1}, verify, 0.0, tokens_by_size={(6, 2): 9.5})
+    assert rates[(6, 2)] == pytest.approx(2.1 / interpolate(verify, 9.5))
+    _, rates = choose_tree({(6, 2): 2.1}, verify, 0.0)
+    assert rates[(6, 2)] == pytest.approx(2.1 / interpolate(verify, 6))
+
+
 def test_choose_tree_and_chain_maximise_tokens_per_second():
     from decoding_core.sizing import choose_chain, choose_tree, interpolate
 

@@ -441,6 +441,33 @@ def test_tree_rules_by_hand():
     assert counts.get(-2, 0) / 3000 == pytest.approx(0.9 * 2 / 9, abs=0.03)         # no child: token 1 drawn
 
 
+def test_a_runner_up_drawn_without_replacement_keeps_sampling_lossless_by_hand():
+    """Under rejection sampling the runner-up is a second draw from q without the chain's token (runner_up_q) and is
+    verified against that q': the first token comes out distributed as p, and the runner-up is taken as often as
+    sum_x min(residual(x), q'(x)) says (here: y = 0 drawn (0.6), rejected (5/6), residual [0, 0, .2, .8], q' = [0, .5,
+    .5, 0]: 0.6 * 5/6 * 0.2 = 0.1)."""
+    from decoding_core.speculative import runner_up_q, verify_tree
+
+    p0, q0 = torch.tensor([0.1, 0.2, 0.3, 0.4]), torch.tensor([0.6, 0.2, 0.2, 0.0])
+    assert runner_up_q(q0[None], [0])[0].tolist() == [0.0, 0.5, 0.5, 0.0]
+    assert runner_up_q(torch.tensor([[0.0, 1.0]]), [1]).tolist() == [[0.0, 0.0]]  # nothing left to draw
+    g, n = torch.Generator().manual_seed(1), 8000
+    first, runner_up_taken = torch.zeros(4), 0
+    for _ in range(n):
+        y = int(torch.multinomial(q0, 1, generator=g))
+        q_alt = runner_up_q(q0[None], [y])
+        x = int(torch.multinomial(q_alt[0], 1, generator=g))
+        p = torch.stack([p0, torch.full((4,), 0.25), torch.full((4,), 0.25)])
+        path, nxt, trials, _ = verify_tree([9, y, x], [-1, 0, 0], p, torch.cat([q0[None], q_alt]), [None, 0, 1],
+                                           "sample", generator=g)
+        if 2 in trials:
+            assert trials[2][0] == pytest.approx(min(1.0, float((torch.clamp(p0 - q0, min=0) / 0.5)[x]) / 0.5))
+        first[[9, y, x][path[1]] if len(path) > 1 else nxt] += 1
+        runner_up_taken += path[1:] == [2]
+    assert (first / n).tolist() == pytest.approx(p0.tolist(), abs=0.015)
+    assert runner_up_taken / n == pytest.approx(0.1, abs=0.012)
+
+
 @pytest.mark.parametrize("kw", [{"lookup": 6}, {"runner_up": True}, {"lookup": 6, "runner_up": True, "copy": 0.3}])
 def test_tree_around_the_chain_keeps_greedy_output(pair, kw):
     target, draft = pair
@@ -483,7 +510,7 @@ def test_tree_around_the_chain_keeps_rejection_sampling_lossless(pair):
         runner_up=True).start(prompt))
     taken = {d.source for dec in decs for s in dec.history for d in s.accepted_branch}
     tried = {d.source for dec in decs for s in dec.history for d in s.branch if d.uniform is not None}
-    assert "lookup" in taken and tried == {"lookup", "runner-up"}  # (the residual rarely keeps the draft's runner-up)
+    assert taken == tried == {"lookup", "runner-up"}  # the runner-ups: second draws from q, verified against q'
 
 
 def test_tree_settings_are_checked(pair):

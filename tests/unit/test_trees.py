@@ -67,3 +67,22 @@ def test_invalid_trees(bad):
 def test_static_tree_needs_parent_paths():
     with pytest.raises(ValueError, match="parent path"):
         static_tree_parents([[0], [1, 2]])
+
+
+def test_merge_path_follows_matching_children_and_adds_the_rest():
+    """A copied chain merged into a tree: it follows the child that already holds its next token and adds nodes
+    from the first token no child holds (siblings stay distinct); the caller's add records whatever it keeps."""
+    from decoding_core.trees import merge_path
+
+    tokens, parents, kinds = [9, 4, 5, 6], [-1, 0, 1, 0], ["root", "a", "b", "c"]
+
+    def add(parent, tok):
+        tokens.append(tok), parents.append(parent), kinds.append("copied")
+        return len(tokens) - 1
+
+    merge_path(tokens, parents, [4, 5, 7, 8], add)       # 4 -> 5 exist; 7 under 5 and 8 under 7 are new
+    assert tokens == [9, 4, 5, 6, 7, 8] and parents == [-1, 0, 1, 0, 2, 4] and kinds[4:] == ["copied", "copied"]
+    merge_path(tokens, parents, [6, 4], add)             # 6 exists at the root; 4 under it is new (not node 1)
+    assert tokens[-1] == 4 and parents[-1] == 3
+    merge_path(tokens, parents, [], add)                 # nothing copied: nothing added
+    assert len(tokens) == 7

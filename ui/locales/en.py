@@ -151,7 +151,7 @@ TEXT = {
                      "on held-out instructions (its manifest); dividing it by each size's cost here gives the expected "
                      'tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. It is an upper '
                      'estimate used to rank the sizes: the work around the forwards (building the tree, keeping the '
-                     'cache) is left out, so *Measure* below shows fewer tokens/s. Turn *Auto size* off to pick your '
+                     'cache) is left out, so *Measure* (above) shows fewer tokens/s. Turn *Auto size* off to pick your '
                      'own.'),
     'eagle.why1': ("The target's last hidden state **f** (after its final norm) is what its LM head turns into token "
                    "probabilities. EAGLE's head learns the next feature from the current one: features change smoothly "
@@ -503,10 +503,11 @@ TEXT = {
                            "the draft's chain; the target keeps the longer matching path. It costs no draft work, only a "
                            "longer verify pass. 0 = the chain alone."),
     'p.runner_up': 'Runner-up leaves',
-    'p.runner_up.help': ("Verify, beside every drafted token, the draft's second choice there as a leaf: where the "
-                         "draft's first guess is wrong but its second right, the step still gains that token. N more "
-                         "tokens in the verify pass, no more draft work. Greedy output is unchanged and rejection "
-                         "sampling stays lossless (each extra guess is tried against what the rejection left)."),
+    'p.runner_up.help': ("Verify, beside every drafted token, a second guess there as a leaf: where the draft's first "
+                         "guess is wrong but its second right, the step still gains that token. N more tokens in the "
+                         "verify pass, no more draft work. Greedy: the draft's second choice; greedy output is "
+                         "unchanged. Rejection sampling: a second draw from the draft without its first token, tried "
+                         "against what the rejection left (min(1, residual / q')), so sampling stays lossless."),
     'p.copy.help': ("0 = the draft model alone. Above 0, wherever the last 2-3 tokens occurred earlier in the prompt or "
                     "the answer, the token that followed them there (the copy) gets this share of the draft's "
                     "distribution: q' = (1 - w) q + w [copy]. Answers repeat their instruction's words, and a small "
@@ -785,7 +786,7 @@ TEXT = {
     'viz.spec.tip_copied': ' (copied from the context)',
     'viz.origin.copied': 'draft copied from the context',
     'viz.origin.branch': 'accepted beside the chain (runner-up / lookup branch)',
-    'viz.spec.tip_runner-up': " (the draft's second choice, verified beside its first)",
+    'viz.spec.tip_runner-up': " (the draft's second guess, verified beside its first)",
     'viz.spec.tip_lookup': ' (copied from the context: the lookup branch)',
     'viz.spec.tip_rejected': 'step {n}: draft rejected, p={p} q={q}',
     'viz.spec.tip_target': 'step {n}: {what} from the target',
@@ -926,8 +927,9 @@ TEXT = {
                      'the prompt or the answer so far) and adds it to the tree as one more path (blue). It catches '
                      "what a head trained on other text cannot guess: the names and terms of this prompt. The target "
                      'verifies it with the rest in the same forward, so greedy output stays the same and sampling '
-                     'stays lossless; the verify pass reads up to that many more tokens, which on a CPU costs time '
-                     '(at the auto size it measured a little slower, so it is off by default).'),
+                     'stays lossless; the verify pass reads up to that many more tokens, which on a CPU costs time. '
+                     'The auto size counts them (it was measured with the branch); on this CPU the branch came out '
+                     'level with the tree alone, so it is off by default.'),
     'eagle.others_work': 'The other pages keep working. The heads are trained for the embedded SmolLM2 only.',
     'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}; at most '
                     '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
@@ -936,6 +938,13 @@ TEXT = {
     'eagle.cmp.plain': 'plain target decoding',
     'eagle.cmp.spec': 'speculative (shipped draft, N = 4)',
     'eagle.h.sizing': 'Choosing the tree size for this device',
+    'eagle.sizing_lookup': ('With the {n}-token lookup branch a verify pass holds more than the tree: on held-out '
+                            'instructions {tokens:.1f} tokens on average at the chosen size (the branch is often '
+                            'shorter than {n}, or merges with the tree). The sizes were costed at that, with the τ the '
+                            'tree reaches together with the branch.'),
+    'eagle.sizing_lookup_bound': ('No τ table was measured with a {n}-token lookup branch: the sizes were costed '
+                                  'with the whole branch in every pass ({tokens:.0f} tokens at the chosen size) and '
+                                  'with the τ of the tree alone, both on the safe side.'),
     'eagle.forward_costs': ('One forward over 1 token: {one:.0f} ms; over {total} tokens: {total_ms:.0f} ms; one head '
                             'level over {k} nodes: {level_ms:.1f} ms.'),
     'eagle.press_step': ('Press **Step**. The first step is the target reading the prompt and producing the first '
