@@ -87,8 +87,8 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
                    help="mix the draft's distribution with a copy of the context: q' = (1 - w) q + w [the token that "
                         "followed the latest earlier occurrence of the last 2-3 tokens]; 0 = the draft alone")
     r.add_argument("--runner-up", action=argparse.BooleanOptionalAction, default=Speculative.runner_up,
-                   help="verify the draft's second choice beside every drafted token too (a leaf of the step's tree; "
-                        "on by default)")
+                   help="verify a second guess beside every drafted token too (a leaf of the step's tree: the draft's "
+                        "second choice; under --verify sample a second draw without the first token; on by default)")
     r.add_argument("--verify", choices=RULES, default="greedy")
     r.add_argument("--verify-k", type=int, default=1)
     r.add_argument("--target-sample", action="store_true",

@@ -189,7 +189,7 @@ class Speculative:
     stop_below: float = 0.0                   # stop drafting after a token with draft confidence q(y) below this
     copy: float = COPY_WEIGHT                 # mix the draft's q with a copy of the context: (1 - copy) q + copy [c]
     lookup: int = 8                           # verify beside the chain a branch of up to this many copied tokens
-    runner_up: bool = True                    # ... and the draft's second choice at every position (a leaf)
+    runner_up: bool = True                    # ... and a second guess at every position (a leaf; sampled: q minus y)
     name = "speculative"
     BEFORE_FIELD = {"copy": 0.0, "lookup": 0, "runner_up": False}  # how runs saved before these fields existed ran
 

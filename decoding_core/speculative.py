@@ -161,7 +161,7 @@ class DraftToken:
     uniform: float | None
     status: str          # accepted | rejected | discarded
     copied: bool = False  # the copy (prompt lookup inside the mix, ``copy`` > 0) chose this token, not the draft
-    source: str = "draft"  # draft (the chain) | runner-up (the draft's second choice, a leaf) | lookup (copied branch)
+    source: str = "draft"  # draft (the chain) | runner-up (the draft's second guess, a leaf) | lookup (copied branch)
     depth: int = 0         # 1-based position in the step's text (a branch token sits beside the chain's token there)
 
 
@@ -233,7 +233,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         self.copied: list[bool] = []  # per token of the last proposal: chosen by the copy
         # a tree around the chain, verified in the same forward (a drafting model only: prompt lookup IS the copy)
         self.lookup = lookup if draft is not None else 0   # a branch of up to this many tokens copied from the context
-        self.runner_up = runner_up and draft is not None  # the draft's second choice at every position, as a leaf
+        self.runner_up = runner_up and draft is not None  # a second guess at every position, as a leaf
         self.settings = settings or SamplingSettings()
         self.sampling = rule == "sample" or (rule == "topk" and target_sample)
         self.processors = build_processors(self.settings, argmax=not self.sampling)
@@ -444,7 +444,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             crop_to(self.d_cache, len(ctx) + on_chain)
             self.d_len = len(ctx) + on_chain
         emitted = self._commit([tokens[i] for i in path[1:]], nxt, len(tokens) - 1, d1 - d0, d2 - d1)
-        return self._record_tree(tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, d1 - d0, d2 - d1, t0)
+        return self._record_tree(tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, d1 - d0, d2 - d1, t0,
+                                 qs, rows)
 
     @staticmethod
     def _node_contexts(ctx: list[int], tokens: list[int], parents: list[int]) -> list[list[int]]:
@@ -455,14 +456,19 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         return out
 
     def _record_tree(self, tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, draft_s, target_s,
-                     t0) -> SpecStep:
+                     t0, qs=None, rows=None) -> SpecStep:
+        """The step's record. A node's q is the row it was drawn from (``qs[rows[i]]``: a chain draft's q, a sampled
+        runner-up's q'), else q at its depth (a greedy runner-up), none for copied tokens."""
         on_path, depth = set(path), depths(parents)
         drafts, branch = [], []
         for i in range(1, len(tokens)):
             status = "accepted" if i in on_path else "rejected" if i in trials else "discarded"  # trials: compared
             a, u = trials.get(i, (1.0 if i in on_path else 0.0, None))
             chain = kinds[i] == "draft"
-            qy = float(q[depth[i] - 1, tokens[i]]) if q is not None and kinds[i] != "lookup" else None
+            if rows is not None and rows[i] is not None:
+                qy = float(qs[rows[i], tokens[i]])
+            else:
+                qy = float(q[depth[i] - 1, tokens[i]]) if q is not None and kinds[i] != "lookup" else None
             tok = DraftToken(tokens[i], self.lm.token_text(tokens[i]), float(p[parents[i], tokens[i]]), qy, a, u,
                              status, chain and self.copied[i - 1], kinds[i], depth[i])
             (drafts if chain else branch).append(tok)
@@ -479,13 +485,19 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                         time.perf_counter() - t0, tuple(branch))
 
 
+RUNNER_UP_MIN_MASS = 1e-6  # less left beside the chain's token: no runner-up (skipping one is always lossless)
+
+
 def runner_up_q(q: torch.Tensor, ys: list[int]) -> torch.Tensor:
-    """q [n, V] with each row's drawn token ys[i] removed and the rest renormalised (all zeros where nothing is left):
-    what a runner-up drawn without replacement beside the chain's token comes from."""
-    rest = q.clone()
+    """q [n, V] with each row's drawn token ys[i] removed and the rest renormalised (in float64, so every row sums to 1
+    exactly as the verification reads it); all zeros where less than ``RUNNER_UP_MIN_MASS`` is left (a near-empty
+    row could not be renormalised faithfully): what a runner-up drawn without replacement beside the chain's token
+    comes from."""
+    rest = q.double().clone()
     rest[torch.arange(len(ys)), torch.tensor(ys, dtype=torch.long)] = 0
     total = rest.sum(-1, keepdim=True)
-    return torch.where(total > 0, rest / total.clamp_min(1e-30), rest)
+    ok = total > RUNNER_UP_MIN_MASS
+    return torch.where(ok, rest / torch.where(ok, total, torch.ones_like(total)), torch.zeros_like(rest)).to(q.dtype)
 
 
 def verify_tree(tokens: list[int], parents: list[int], p: torch.Tensor, q: torch.Tensor | None, rows: list,

@@ -262,9 +262,9 @@ def test_replayed_table_with_a_lookup_branch_equals_real_runs(tiny, trained_head
     from decoding_core.sizing import tree_tau_table
 
     prompts = [[1, 5, 9, 5, 9, 12], [1, 22, 23, 24, 22, 23]]
-    sizes: dict = {}
+    sizes, plain_sizes = {}, {}
     table = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), lookup=5, verify_tokens=sizes)
-    plain = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4))
+    tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), verify_tokens=plain_sizes)
     copied_somewhere = False
     for (total, depth), tau in table.items():
         acc = steps = fed = 0
@@ -276,8 +276,7 @@ def test_replayed_table_with_a_lookup_branch_equals_real_runs(tiny, trained_head
             copied_somewhere |= any(s.lookup_nodes for s in dec.history)
         assert tau == pytest.approx((acc + steps) / steps, rel=1e-9), (total, depth)
         assert sizes[(total, depth)] == pytest.approx(fed / steps, rel=1e-9), (total, depth)
-        assert tau >= plain[(total, depth)] and sizes[(total, depth)] >= total - 1e-9
-    assert copied_somewhere
+    assert copied_somewhere and any(sizes[k] > plain_sizes[k] for k in sizes)  # the branch lengthened some passes
 
 
 def test_the_tree_sizing_reads_the_table_measured_with_the_lookup_branch():

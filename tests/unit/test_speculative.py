@@ -451,6 +451,10 @@ def test_a_runner_up_drawn_without_replacement_keeps_sampling_lossless_by_hand()
     p0, q0 = torch.tensor([0.1, 0.2, 0.3, 0.4]), torch.tensor([0.6, 0.2, 0.2, 0.0])
     assert runner_up_q(q0[None], [0])[0].tolist() == [0.0, 0.5, 0.5, 0.0]
     assert runner_up_q(torch.tensor([[0.0, 1.0]]), [1]).tolist() == [[0.0, 0.0]]  # nothing left to draw
+    confident = torch.softmax(torch.tensor([[40.0, 0.0, -1.0], [0.0, 0.3, 0.1]]) * 20, -1)  # a very low temperature
+    rows = runner_up_q(confident, [0, 1])
+    assert rows[0].tolist() == [0.0, 0.0, 0.0]   # a sliver of mass left: no runner-up rather than a mis-normalised q'
+    assert float(rows[1].sum()) == pytest.approx(1.0, abs=1e-6) and float(rows[1, 1]) == 0.0
     g, n = torch.Generator().manual_seed(1), 8000
     first, runner_up_taken = torch.zeros(4), 0
     for _ in range(n):

@@ -794,7 +794,7 @@ TEXT = {
     'viz.spec.p': 'p (target)',
     'viz.spec.q': 'q (draft)',
     'viz.spec.residual': 'residual (the correction is drawn from this)',
-    'viz.spec.residual.title': 'At the rejection: p, q and the residual norm(max(0, p − q))',
+    'viz.spec.residual.title': 'At the rejection: p, q and the residual norm(max(0, p − q)), less any other guesses tried there',
     'viz.spec.measured': 'measured',
     'viz.spec.mean_sd': ' (mean ± sd of {n} runs)',
     'viz.spec.theory': 'theory (i.i.d. α)',

@@ -663,7 +663,7 @@ TEXT = {
     'viz.spec.p': 'p（目标模型）',
     'viz.spec.q': 'q（草稿模型）',
     'viz.spec.residual': '残差（修正 token 从这里抽取）',
-    'viz.spec.residual.title': '拒绝时：p、q 与残差 norm(max(0, p − q))',
+    'viz.spec.residual.title': '拒绝时：p、q 与残差 norm(max(0, p − q))，再减去在该处尝试过的其他猜测',
     'viz.spec.measured': '实测',
     'viz.spec.mean_sd': '（{n} 次运行的均值 ± 标准差）',
     'viz.spec.theory': '理论（独立同分布 α）',
