@@ -323,6 +323,7 @@ def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None,
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens a and b share (a copied branch's greedy run against the target's continuation)."""
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
@@ -448,7 +449,7 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
 def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
     """A head manifest's rows of held-out tau by (total_tokens, depth): with a lookup branch the table measured with
     that branch (``tau_by_size_lookup``, rows [total, depth, tau, mean verify tokens]) or none (the tree-only table
-    would under-state the pass: no rows rather than a wrong size), else the tree's own (``tau_by_size``)."""
+    would under-state the pass; ``auto_tree`` then bounds it), else the tree's own (``tau_by_size``)."""
     if lookup:
         table = manifest.get("tau_by_size_lookup", {})
         return table["rows"] if table.get("rows") and table.get("lookup") == lookup else []
