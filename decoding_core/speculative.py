@@ -444,8 +444,8 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             crop_to(self.d_cache, len(ctx) + on_chain)
             self.d_len = len(ctx) + on_chain
         emitted = self._commit([tokens[i] for i in path[1:]], nxt, len(tokens) - 1, d1 - d0, d2 - d1)
-        return self._record_tree(tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, d1 - d0, d2 - d1, t0,
-                                 qs, rows)
+        return self._record_tree(tokens, parents, kinds, qs, rows, p, path, nxt, trials, res, emitted, d1 - d0,
+                                 d2 - d1, t0)
 
     @staticmethod
     def _node_contexts(ctx: list[int], tokens: list[int], parents: list[int]) -> list[list[int]]:
@@ -455,20 +455,21 @@ class SpeculativeDecoder(DraftVerifyDecoder):
             out.append(out[parents[i]] + [tokens[i]])
         return out
 
-    def _record_tree(self, tokens, parents, kinds, q, p, path, nxt, trials, res, emitted, draft_s, target_s,
-                     t0, qs=None, rows=None) -> SpecStep:
-        """The step's record. A node's q is the row it was drawn from (``qs[rows[i]]``: a chain draft's q, a sampled
-        runner-up's q'), else q at its depth (a greedy runner-up), none for copied tokens."""
+    def _record_tree(self, tokens, parents, kinds, qs, rows, p, path, nxt, trials, res, emitted, draft_s, target_s,
+                     t0) -> SpecStep:
+        """The step's record. ``qs``/``rows`` as ``_tree`` returns them (q's rows first). A node's q is the row it was
+        drawn from (``qs[rows[i]]``: a chain draft's q, a sampled runner-up's q'), else q at its depth (a greedy
+        runner-up), none for copied tokens."""
         on_path, depth = set(path), depths(parents)
         drafts, branch = [], []
         for i in range(1, len(tokens)):
             status = "accepted" if i in on_path else "rejected" if i in trials else "discarded"  # trials: compared
             a, u = trials.get(i, (1.0 if i in on_path else 0.0, None))
             chain = kinds[i] == "draft"
-            if rows is not None and rows[i] is not None:
+            if rows[i] is not None:
                 qy = float(qs[rows[i], tokens[i]])
             else:
-                qy = float(q[depth[i] - 1, tokens[i]]) if q is not None and kinds[i] != "lookup" else None
+                qy = float(qs[depth[i] - 1, tokens[i]]) if qs is not None and kinds[i] != "lookup" else None
             tok = DraftToken(tokens[i], self.lm.token_text(tokens[i]), float(p[parents[i], tokens[i]]), qy, a, u,
                              status, chain and self.copied[i - 1], kinds[i], depth[i])
             (drafts if chain else branch).append(tok)
@@ -477,7 +478,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
         residual_top = None
         if stopped:
             chain_child = next((c for c in stopped if kinds[c] == "draft"), None)
-            qi = q[depth[chain_child] - 1] if chain_child is not None else torch.zeros_like(p[last])
+            qi = qs[depth[chain_child] - 1] if chain_child is not None else torch.zeros_like(p[last])
             residual_top = self._top_slice(p[last], qi, res if res is not None else p[last])
         source = "own" if len(tokens) == 1 else "correction" if stopped else "bonus"  # own: nothing was drafted
         return SpecStep(len(self.history), tuple(drafts), len(path) - 1, nxt, self.lm.token_text(nxt),
