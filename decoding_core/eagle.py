@@ -25,7 +25,7 @@ from .eagle_head import EagleHead
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import LOOKUP_MAX
-from .speculative import prompt_lookup
+from .speculative import lookup_branch
 from .trees import (REFERENCE_STATIC_TREE, additive_mask, children_of, depths, keep_path, merge_path, position_ids,
                     static_tree_parents, tree_attention_mask, tree_verify_mask)
 
@@ -313,12 +313,12 @@ class EagleDecoder(DraftVerifyDecoder):
         return self._rerank(tree)
 
     def _add_lookup(self, tree: DraftTree) -> None:
-        """Merge the prompt-lookup chain (the Speculative page's copying draft: the tokens that followed the latest
-        earlier occurrence of the context's last 1-3 tokens) into the tree as one more path from the root: where a
-        node already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the
-        head gave it no probability, and rank -1 marks it). Siblings stay distinct, so greedy and sampling acceptance
-        are unchanged."""
-        merge_path(tree.tokens, tree.parents, prompt_lookup(self.context, self.lookup, never=self.special_ids),
+        """Merge the lookup branch (``speculative.lookup_branch``: the tokens that followed the latest earlier
+        occurrence of the context's last 2-3 tokens) into the tree as one more path from the root: where a node
+        already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the head
+        gave it no probability, and rank -1 marks it). Siblings stay distinct, so greedy and sampling acceptance are
+        unchanged."""
+        merge_path(tree.tokens, tree.parents, lookup_branch(self.context, self.lookup, self.special_ids),
                    lambda parent, tok: self._add(tree, parent, tok, tree.scores[parent], -1))
 
     def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 
 import torch
 from transformers import DynamicCache
@@ -151,6 +152,22 @@ def interpolate(costs: dict[int, float], t: int) -> float:
     return costs[xs[-1]] * t / xs[-1]
 
 
+def pass_cost(verify: dict[int, float], tokens) -> float:
+    """Seconds of one verify pass: ``tokens`` is its size (a number, possibly a mean) or the measured distribution of
+    its sizes, [[T, share], ...] (then the mean of the cost over it: where the pass size varies, as with a lookup
+    branch that copies something at one step and nothing at the next, the cost of the mean size is not the mean
+    cost, since the cost curve is not a line)."""
+    if isinstance(tokens, (int, float)):
+        return interpolate(verify, tokens)
+    return sum(share * interpolate(verify, t) for t, share in tokens) / sum(share for _, share in tokens)
+
+
+def size_shares(sizes: list[int]) -> list[list[float]]:
+    """The distribution of verify-pass sizes, [[T, share], ...] by T (shares rounded to 4 places: a manifest row)."""
+    counts = Counter(sizes)
+    return [[t, round(c / len(sizes), 4)] for t, c in sorted(counts.items())]
+
+
 # -- counterfactual accepted lengths -----------------------------------------------------------------
 
 def accepted_on_path(tokens: list[int], parents: list[int], keep: set[int], continuation: list[int]) -> int:
@@ -203,10 +220,10 @@ def chain_verify_tokens(n: int, lookup: int = 0, runner_up: bool = False) -> int
 def choose_chain(tau_by_n: dict[int, float], verify: dict[int, float], draft_step_s: float, lookup: int = 0,
                  runner_up: bool = False, tokens_by_n: dict[int, float] | None = None) -> tuple[int, dict]:
     """The N maximising tau(N) / (N * draft step + verify(tokens of the pass)), the smallest within the noise;
-    returns (N, {N: expected tokens/s}). ``tokens_by_n``: the pass's mean size measured for each N (a tree's
-    varies), else its largest (``chain_verify_tokens``)."""
+    returns (N, {N: expected tokens/s}). ``tokens_by_n``: the pass's size measured for each N (a tree's varies: its
+    distribution or its mean, ``pass_cost``), else its largest (``chain_verify_tokens``)."""
     tokens = tokens_by_n or {}
-    rates = {n: tau / (n * draft_step_s + interpolate(verify, tokens.get(n, chain_verify_tokens(n, lookup, runner_up))))
+    rates = {n: tau / (n * draft_step_s + pass_cost(verify, tokens.get(n, chain_verify_tokens(n, lookup, runner_up))))
              for n, tau in tau_by_n.items()}
     return smallest_near_best(rates), rates
 
@@ -226,10 +243,10 @@ def choose_tree(tau_by_size: dict[tuple[int, int], float], verify: dict[int, flo
                 level_s: float | dict[int, float], top_k: int = 8,
                 tokens_by_size: dict[tuple[int, int], float] | None = None) -> tuple[tuple[int, int], dict]:
     """The (total_tokens, depth) maximising tau / (head drafting + verify(tokens of the pass)), the smallest
-    within the noise (``tree_draft_cost``). ``tokens_by_size``: the pass's mean size measured for each size (with a
-    lookup branch it holds more than total_tokens), else total_tokens."""
+    within the noise (``tree_draft_cost``). ``tokens_by_size``: the pass's size measured for each size (with a
+    lookup branch it holds more than total_tokens: its distribution or its mean, ``pass_cost``), else total_tokens."""
     tokens = tokens_by_size or {}
-    rates = {(t, d): tau / (tree_draft_cost(t, d, tau, level_s, top_k) + interpolate(verify, tokens.get((t, d), t)))
+    rates = {(t, d): tau / (tree_draft_cost(t, d, tau, level_s, top_k) + pass_cost(verify, tokens.get((t, d), t)))
              for (t, d), tau in tau_by_size.items()}
     return smallest_near_best(rates), rates
 
@@ -258,7 +275,7 @@ def greedy_references(lm: LoadedModel, prompts: list[list[int]], max_new_tokens:
 def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int,
                    totals: tuple[int, ...], depths_: tuple[int, ...],
                    references: list[list[int]] | None = None, lookup: int = 0,
-                   verify_tokens: dict | None = None) -> dict[tuple[int, int], float]:
+                   verify_tokens: dict | None = None, pass_sizes: dict | None = None) -> dict[tuple[int, int], float]:
     """tau of the dynamic EAGLE tree for every (total_tokens, depth), greedy, on ``prompts``.
 
     For each prompt: the target's greedy output g; at every output position i, the head drafts the
@@ -267,11 +284,12 @@ def tree_tau_table(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
     tree is read off against g[i:]; a walk over the positions gives each size's tau. Exact for greedy
     verification (the accepted path is the prefix of g that the kept subtree contains). ``references``:
     the greedy outputs if already computed (greedy_references). ``lookup``: the trees carry the decoder's lookup
-    branch of that many tokens; ``verify_tokens``: a dict to fill with each size's mean verify-pass size
-    (``trees_tau``)."""
+    branch of that many tokens; ``verify_tokens`` / ``pass_sizes``: dicts to fill with each size's mean verify-pass
+    size and their distribution (``trees_tau``)."""
     d_max, t_max = max(depths_), max(totals)
     trees = recorded_trees(lm, head, prompts, max_new_tokens, top_k, d_max, t_max, references, lookup)
-    return trees_tau(trees, [(t, d) for t in totals for d in depths_], verify_tokens=verify_tokens)
+    return trees_tau(trees, [(t, d) for t in totals for d in depths_], verify_tokens=verify_tokens,
+                     pass_sizes=pass_sizes)
 
 
 def recorded_trees(lm: LoadedModel, head, prompts: list[list[int]], max_new_tokens: int, top_k: int, depth: int,
@@ -282,16 +300,16 @@ def recorded_trees(lm: LoadedModel, head, prompts: list[list[int]], max_new_toke
 
 
 def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None,
-              verify_tokens: dict | None = None) -> dict[tuple[int, int], float]:
+              verify_tokens: dict | None = None, pass_sizes: dict | None = None) -> dict[tuple[int, int], float]:
     """Pooled greedy tau (as the decoders count it) of the dynamic tree of every (total_tokens, depth) in ``sizes``,
     read off recorded trees: per prompt, drafted_trees' rows (tokens, parents, scores, continuation[, copied]), one
     per output position. ``score_fn(tokens, parents, scores, depths)`` gives the scores that rank the nodes (default:
     the head's own cumulative log-probabilities). A row's ``copied`` tokens are the lookup branch the decoder merges
     into the kept tree (a path from the root: greedy accepts the longer of the two matches). ``verify_tokens``: a
     dict to fill with each size's mean number of tokens in a verify pass (the root, the kept nodes and the lookup
-    tokens the kept tree did not already hold)."""
+    tokens the kept tree did not already hold); ``pass_sizes``: one to fill with their distribution (``size_shares``)."""
     sizes = list(dict.fromkeys(sizes))  # each size once: a repeat would read its positions twice
-    tokens_total, steps_total, fed = 0, {k: 0 for k in sizes}, {k: 0 for k in sizes}
+    tokens_total, steps_total, fed = 0, {k: 0 for k in sizes}, {k: [] for k in sizes}
     for rows in trees_per_prompt:
         accepted: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}
         passes: dict[tuple[int, int], list[int]] = {k: [] for k in sizes}
@@ -307,7 +325,7 @@ def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None,
                 keep = tree_subset(ranked, d, t, dd)
                 run = accepted_on_path(tokens, parents, keep, cont)
                 accepted[(t, dd)].append(max(run, copy_run))
-                if verify_tokens is not None:
+                if verify_tokens is not None or pass_sizes is not None:
                     merged = accepted_on_path(tokens, parents, keep, copied) if copied else 0
                     passes[(t, dd)].append(1 + sum(d[j] <= room for j in keep) + max(0, min(len(copied), room) - merged))
         # position i's tree drafts tokens after g[i]; a run's first step is the prefill (emits g[0])
@@ -315,11 +333,17 @@ def trees_tau(trees_per_prompt, sizes: list[tuple[int, int]], score_fn=None,
         for k, acc in accepted.items():
             starts = _step_starts(acc, n)
             steps_total[k] += len(starts)
-            if verify_tokens is not None:
-                fed[k] += sum(passes[k][i] for i in starts)
-    if verify_tokens is not None:
-        verify_tokens.update({k: fed[k] / s for k, s in steps_total.items() if s})
+            fed[k] += [passes[k][i] for i in starts] if passes[k] else []
+    _fill_passes(fed, verify_tokens, pass_sizes)
     return {k: tokens_total / s if s else 1.0 for k, s in steps_total.items()}
+
+
+def _fill_passes(fed: dict, verify_tokens: dict | None, pass_sizes: dict | None) -> None:
+    """A replay's verify-pass sizes (every step's, by size) into the caller's dicts: their mean, their distribution."""
+    if verify_tokens is not None:
+        verify_tokens.update({k: sum(v) / len(v) for k, v in fed.items() if v})
+    if pass_sizes is not None:
+        pass_sizes.update({k: size_shares(v) for k, v in fed.items() if v})
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
@@ -333,9 +357,9 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
     """Every candidate the head drafts (dynamic growth to ``depth``, top_k, no pruning) at each position i of the
     target's greedy output ``g`` whose tree can still be read against g (i < len(g) - 1), on the committed prefix
     prompt + g[:i+1] with the target's true features: yields (tokens, parents, scores, g[i+1:]), with ``lookup``
-    also the decoder's lookup branch there (the copied tokens, ``prompt_lookup``)."""
+    also the decoder's lookup branch there (the copied tokens, ``lookup_branch``)."""
     from .eagle import EagleDecoder
-    from .speculative import prompt_lookup
+    from .speculative import lookup_branch
 
     dec = EagleDecoder(lm, head, "dynamic", top_k, depth, total, max_new_tokens=len(g),
                        record_candidates=True).start(ids)
@@ -350,7 +374,7 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
         crop_to(dec.h_cache, dec.h_len)
         _, tokens, parents, scores = dec.candidates[-1]
         if lookup:
-            yield tokens, parents, scores, g[i + 1 :], prompt_lookup(dec.context, lookup, never=dec.special_ids)
+            yield tokens, parents, scores, g[i + 1 :], lookup_branch(dec.context, lookup, dec.special_ids)
         else:
             yield tokens, parents, scores, g[i + 1 :]
 
@@ -358,18 +382,20 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
 @torch.inference_mode()
 def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
                     ns: tuple[int, ...], references: list[list[int]] | None = None, copy: float = 0.0,
-                    lookup: int = 0, runner_up: bool = False, verify_tokens: dict | None = None) -> dict[int, float]:
+                    lookup: int = 0, runner_up: bool = False, verify_tokens: dict | None = None,
+                    pass_sizes: dict | None = None) -> dict[int, float]:
     """tau of greedy speculative decoding with the draft for every chain length N in ``ns``, by the same
     replay: at every position of the target's greedy output the draft proposes max(ns) tokens greedily;
     a chain of length N accepts min(matching run, N). ``copy``: the draft's q mixed with a copy of the context
     (SpeculativeDecoder's ``copy``); ``lookup`` / ``runner_up``: the tree the decoder verifies around the chain
     (its lookup branch, its runner-up leaves), the run then the longest path of the tree that matches.
     ``verify_tokens``: a dict to fill with the mean number of tokens in a step's verify pass for each N (the
-    tree's size varies: the lookup branch is shorter where the copy merges with the chain or finds nothing)."""
+    tree's size varies: the lookup branch is shorter where the copy merges with the chain or finds nothing);
+    ``pass_sizes``: one to fill with their distribution (``size_shares``)."""
     from .speculative import SpeculativeDecoder
 
     n_max = max(ns)
-    tokens_total, steps_total, fed = 0, {n: 0 for n in ns}, {n: 0 for n in ns}
+    tokens_total, steps_total, fed = 0, {n: 0 for n in ns}, {n: [] for n in ns}
     for ids, g in zip(prompts, references or greedy_references(lm, prompts, max_new_tokens)):
         dec = SpeculativeDecoder(lm, draft, n_max, "greedy", max_new_tokens=max_new_tokens, copy=copy,
                                  lookup=lookup, runner_up=runner_up).start(ids)
@@ -393,9 +419,8 @@ def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]
         for n in ns:
             starts = _step_starts(runs[n], len(g))
             steps_total[n] += len(starts)
-            fed[n] += sum(sizes[n][i] for i in starts)
-    if verify_tokens is not None:
-        verify_tokens.update({n: fed[n] / s for n, s in steps_total.items() if s})
+            fed[n] += [sizes[n][i] for i in starts]
+    _fill_passes(fed, verify_tokens, pass_sizes)
     return {n: tokens_total / s if s else 1.0 for n, s in steps_total.items()}
 
 
@@ -411,15 +436,24 @@ def _tree_run(tokens: list[int], parents: list[int], rest: list[int]) -> int:
     return run
 
 
+def _same_gate(table: dict, lookup: int) -> bool:
+    """Whether a table measured with a lookup branch copied after as many matching tokens as the decoders copy after
+    now (``speculative.LOOKUP_MIN_NGRAM``; tables written before session 36 copied after one: absent = 1)."""
+    from .speculative import LOOKUP_MIN_NGRAM
+
+    return not lookup or table.get("lookup_min_ngram", 1) == LOOKUP_MIN_NGRAM
+
+
 def chain_table_rows(manifest: dict, copy: float = 0.0, lookup: int = 0, runner_up: bool = False) -> list:
     """The draft manifest's rows of held-out tau by N, measured with these settings where the manifest has them:
     the tree around the chain (``tau_by_size_tree``: its copy weight, lookup branch and runner-up leaves), the copy
     weight alone (``tau_by_size_copy``), else the draft's own (``tau_by_size``: the lowest, a safe guess). A tree with
-    settings the manifest has no table for: no rows (the caller falls back to the reference N)."""
+    settings the manifest has no table for (its lookup branch gated otherwise too, ``_same_gate``): no rows (the
+    caller falls back to the reference N)."""
     tree = manifest.get("tau_by_size_tree", {})
     if lookup or runner_up:  # a chain's table would under-state tau and its size the pass: none rather than a wrong N
         return tree["rows"] if tree.get("rows") and (tree.get("copy"), tree.get("lookup"), tree.get("runner_up")) \
-            == (copy, lookup, runner_up) else []
+            == (copy, lookup, runner_up) and _same_gate(tree, lookup) else []
     table = manifest.get("tau_by_size_copy", {})
     if copy and table.get("copy") == copy and table.get("rows"):
         return table["rows"]
@@ -438,9 +472,10 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
         return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}
     table = {int(row[0]): float(row[1]) for row in rows}
     tokens = {int(row[0]): float(row[2]) for row in rows if len(row) > 2}  # the measured mean verify size
+    shares = {int(row[0]): row[3] for row in rows if len(row) > 3}  # ... and its distribution, where measured
     verify = forward_costs(target)
     step_s = draft_step_cost(target, draft)
-    n, rates = choose_chain(table, verify, step_s, lookup, runner_up, tokens)
+    n, rates = choose_chain(table, verify, step_s, lookup, runner_up, {**tokens, **shares})
     return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
             "tau": table[n], "reason": "measured",
             "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table}}
@@ -448,11 +483,13 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
 
 def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
     """A head manifest's rows of held-out tau by (total_tokens, depth): with a lookup branch the table measured with
-    that branch (``tau_by_size_lookup``, rows [total, depth, tau, mean verify tokens]) or none (the tree-only table
-    would under-state the pass; ``auto_tree`` then bounds it), else the tree's own (``tau_by_size``)."""
+    that branch, gated as now (``tau_by_size_lookup``, rows [total, depth, tau, mean verify tokens(, their
+    distribution)]) or none (the tree-only table would under-state the pass; ``auto_tree`` then bounds it), else the
+    tree's own (``tau_by_size``)."""
     if lookup:
         table = manifest.get("tau_by_size_lookup", {})
-        return table["rows"] if table.get("rows") and table.get("lookup") == lookup else []
+        same = table.get("lookup") == lookup and _same_gate(table, lookup)
+        return table["rows"] if table.get("rows") and same else []
     return manifest.get("tau_by_size", {}).get("rows", [])
 
 
@@ -475,9 +512,10 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int 
                 "reason": Msg.of("core.size.other_top_k", measured=measured_k, top_k=top_k)}
     table = {(int(r[0]), int(r[1])): float(r[2]) for r in rows}
     tokens = {(int(r[0]), int(r[1])): float(r[3]) for r in rows if len(r) > 3}  # the measured mean verify size
+    shares = {(int(r[0]), int(r[1])): r[4] for r in rows if len(r) > 4}  # ... and its distribution, where measured
     verify = forward_costs(target)
     by_rows = {n: head_level_cost(target, head, n) for n in sorted({1, 2, 4, top_k}) if n <= top_k}
-    (total, depth), rates = choose_tree(table, verify, by_rows, top_k, tokens)
+    (total, depth), rates = choose_tree(table, verify, by_rows, top_k, {**tokens, **shares})
     return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
             "verify_s": verify, "level_s": by_rows[top_k], "level_by_rows": by_rows, "tau": table[(total, depth)],
             "reason": "measured", "lookup": lookup, "lookup_bound": bound,

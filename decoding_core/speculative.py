@@ -116,6 +116,15 @@ def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozens
 
 
 COPY_MIN_NGRAM = 2  # the shortest match the copy mix copies after (one token is too weak: docs/eval-s33.log)
+LOOKUP_MIN_NGRAM = 2  # ... and a lookup branch beside a draft (docs/eval-s36.log: a shorter pass for the same speed-up)
+
+
+def lookup_branch(context: list[int], n: int, never: frozenset[int] = frozenset()) -> list[int]:
+    """The lookup branch verified beside a draft (the speculative tree's, EAGLE's): up to n tokens that followed the
+    latest earlier occurrence of the context's last 3 or 2 tokens (``prompt_lookup`` from ``LOOKUP_MIN_NGRAM``). After
+    a single matching token the copy is right too seldom to pay for the longer verify pass it costs on a CPU; the
+    prompt-lookup draft alone (no draft model) still copies after one token, as transformers' does."""
+    return prompt_lookup(context, n, never=never, min_ngram=LOOKUP_MIN_NGRAM)
 
 
 def copy_candidate(context: list[int], min_ngram: int | None = None, max_ngram: int = 3,
@@ -383,7 +392,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
     def _tree(self, ctx: list[int], ys: list[int], q: torch.Tensor | None, budget: int):
         """The step's tree: node 0 the last token (not yet in the target's cache), the chain ys, with
         ``runner_up`` a second draft beside every chain token (a leaf), with ``lookup`` the tokens that followed the
-        latest earlier occurrence of the context's last 1-3 tokens, merged where a node already holds the copied
+        latest earlier occurrence of the context's last 2-3 tokens, merged where a node already holds the copied
         token. Siblings carry distinct tokens. The runner-up is the draft's second choice, except under rejection
         sampling, where it is drawn from q without the chain's token (q' = q with y removed, renormalised: a draw
         without replacement, which rejection sampling then verifies against q', ``runner_up_q``). Returns (tokens,
@@ -412,7 +421,7 @@ class SpeculativeDecoder(DraftVerifyDecoder):
                 tokens.append(tok), parents.append(parent), kinds.append("lookup"), rows.append(None)
                 return len(tokens) - 1
 
-            merge_path(tokens, parents, prompt_lookup(ctx, min(self.lookup, budget - 1), never=self.special_ids), add)
+            merge_path(tokens, parents, lookup_branch(ctx, min(self.lookup, budget - 1), self.special_ids), add)
         return tokens, parents, kinds, rows, qs
 
     def _tree_step(self, t0):

@@ -23,7 +23,7 @@ from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
 from decoding_core.settings import COPY_WEIGHT, Speculative
 from decoding_core.sizing import chain_tau_table, greedy_references, recorded_trees, tree_tau_table, trees_tau
-from decoding_core.speculative import SpeculativeDecoder
+from decoding_core.speculative import LOOKUP_MIN_NGRAM, SpeculativeDecoder
 
 TOTALS = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
 DEPTHS = (2, 3, 4, 5, 6, 7)
@@ -100,7 +100,8 @@ def main(argv=None):
         if lk:  # the trees with their lookup branch recorded once: the tables with and without it read off them
             trees = list(recorded_trees(lm, head, prompts, n, args.tree_top_k, max(DEPTHS), max(TOTALS), refs, lk))
             tokens: dict[tuple[int, int], float] = {}
-            looked_table = trees_tau(trees, sizes, verify_tokens=tokens)
+            shares: dict[tuple[int, int], list] = {}
+            looked_table = trees_tau(trees, sizes, verify_tokens=tokens, pass_sizes=shares)
             table = trees_tau(([row[:4] for row in rows] for rows in trees), sizes) if full else None
         else:
             table = tree_tau_table(lm, head, prompts, n, args.tree_top_k, TOTALS, DEPTHS, refs)
@@ -124,16 +125,20 @@ def main(argv=None):
         if lk:
             looked = run_all(lambda: EagleDecoder(lm, head, "dynamic", args.tree_top_k, 5, 32, max_new_tokens=n,
                                                   lookup=lk), prompts)
-            what = f"+ a {lk}-token prompt-lookup branch"
+            what = f"+ a {lk}-token prompt-lookup branch (copied after {LOOKUP_MIN_NGRAM}-3 matching tokens)"
             results[name]["heldout_tau_lookup"] = {
                 **looked, "setting": f"dynamic tree top-k {args.tree_top_k}, depth 5, total 32, {what}, {setting}",
-                "lookup": lk, "replay_tau_same_size": round(looked_table[(32, 5)], 4)}
+                "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM,
+                "replay_tau_same_size": round(looked_table[(32, 5)], 4)}
             results[name]["tau_by_size_lookup"] = {
-                "top_k": args.tree_top_k, "lookup": lk, "columns": ["total_tokens", "depth", "tau", "verify_tokens"],
-                "rows": [[t, d, round(v, 4), round(tokens[(t, d)], 2)] for (t, d), v in sorted(looked_table.items())],
+                "top_k": args.tree_top_k, "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM,
+                "columns": ["total_tokens", "depth", "tau", "verify_tokens", "verify_token_shares"],
+                "rows": [[t, d, round(v, 4), round(tokens[(t, d)], 2), shares[(t, d)]]
+                         for (t, d), v in sorted(looked_table.items())],
                 "setting": f"{what}, {setting}",
                 "method": "replay of the largest tree and the lookup branch at every position of the greedy output; "
-                          "verify_tokens: the mean size of a step's verify pass (decoding_core/sizing.py trees_tau)"}
+                          "verify_tokens: the mean size of a step's verify pass, verify_token_shares: how often each "
+                          "size came ([[tokens, share], ...]; decoding_core/sizing.py trees_tau)"}
             print(f"{name}: dynamic (32, 5) {what}: measured tau {looked['tau']} vs replay {looked_table[(32, 5)]:.3f}; "
                   f"mean verify tokens at (32, 5) {tokens[(32, 5)]:.1f}, at (6, 2) {tokens[(6, 2)]:.1f} "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
@@ -166,18 +171,22 @@ def main(argv=None):
     if only & {"draft", "draft-tree"} and (args.draft_lookup or args.runner_up):
         w, lk, ru = args.copy, args.draft_lookup, args.runner_up
         tokens: dict[int, float] = {}
+        shares: dict[int, list] = {}
         table = chain_tau_table(lm, draft, prompts, n, CHAINS, refs, copy=w, lookup=lk, runner_up=ru,
-                                verify_tokens=tokens)
+                                verify_tokens=tokens, pass_sizes=shares)
         treed = run_all(lambda: SpeculativeDecoder(lm, draft, 4, "greedy", max_new_tokens=n, copy=w, lookup=lk,
                                                    runner_up=ru), prompts)
-        what = f"copy weight {w}, a {lk}-token lookup branch{', runner-up leaves' if ru else ''}"
+        what = (f"copy weight {w}, a {lk}-token lookup branch (copied after {LOOKUP_MIN_NGRAM}-3 matching tokens)"
+                f"{', runner-up leaves' if ru else ''}")
         results["draft"]["tau_by_size_tree"] = {
-            "columns": ["n_draft", "tau", "verify_tokens"],
-            "rows": [[k, round(v, 4), round(tokens[k], 2)] for k, v in sorted(table.items())],
-            "copy": w, "lookup": lk, "runner_up": ru, "setting": f"{what}, {setting}",
+            "columns": ["n_draft", "tau", "verify_tokens", "verify_token_shares"],
+            "rows": [[k, round(v, 4), round(tokens[k], 2), shares[k]] for k, v in sorted(table.items())],
+            "copy": w, "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM, "runner_up": ru, "setting": f"{what}, {setting}",
             "method": "replay of a 10-token chain and its tree at every position of the greedy output; verify_tokens: "
-                      "the mean size of a step's verify pass (decoding_core/sizing.py chain_tau_table)"}
-        results["draft"]["heldout_tau_tree"] = {**treed, "copy": w, "lookup": lk, "runner_up": ru,
+                      "the mean size of a step's verify pass, verify_token_shares: how often each size came "
+                      "([[tokens, share], ...]; decoding_core/sizing.py chain_tau_table)"}
+        results["draft"]["heldout_tau_tree"] = {**treed, "copy": w, "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM,
+                                                "runner_up": ru,
                                                 "replay_tau_same_size": round(table[4], 4),
                                                 "setting": f"greedy match, N = 4, {what}, {setting}"}
         print(f"draft with {what}: N = 4 measured tau {treed['tau']} vs replay {table[4]:.3f}; mean verify tokens "

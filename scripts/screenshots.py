@@ -31,7 +31,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
                          "over%20the%20lazy%20dog.", ["Step", "Step", "Step"]),
     "eagle": ("", ["Step", "Step", "Step"]),
     "eagle:lookup": ("?eagle_lookup=8&eagle_tree_view=whole%20tree&prompt=Repeat%20after%20me%3A%20the%20quick%20brown%20"
-                     "fox%20jumps%20over%20the%20lazy%20dog.", ["Step", "Step", "Step"]),
+                     "fox%20jumps%20over%20the%20lazy%20dog.", ["Step", "Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "glossary": ("", []),
     # the measurements (slow: a minute or more each); the screenshot shows the screen around the pressed button

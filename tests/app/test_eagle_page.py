@@ -70,8 +70,11 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     at = open_app(PAGE, {"prompt": "Repeat after me: the quick brown fox jumps over the lazy dog.", "eagle_lookup": "8",
                          "eagle_tree_view": "whole tree", "tree_auto": "false", "total_tokens": "12", "tree_depth": "3"})
     assert at.slider(key="eagle_lookup").value == 8
-    for _ in range(3):
+    for _ in range(4):  # the branch copies after a match of 2-3 tokens: the answer soon repeats the prompt's words
         at.button(key="eagle_step").click().run()
+        trees = at.get("graphviz_chart")  # none after the first step (the prefill)
+        if trees and "copied" in trees[0].proto.spec:
+            break
     assert "copied" in at.get("graphviz_chart")[0].proto.spec
     assert any("copied by the lookup branch" in m.value for m in at.markdown)
     if at.radio(key="eagle_head").value == "eagle3":  # the held-out figure with the branch, from the manifest

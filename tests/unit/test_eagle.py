@@ -87,12 +87,15 @@ def test_lookup_branch_keeps_greedy_exact(target, tree):
     assert plain.accepted < dec.accepted                 # the copied nodes are what got accepted
 
 
-def test_lookup_branch_keeps_sampling_lossless(target, head):
+def test_lookup_branch_keeps_sampling_lossless(target, head, monkeypatch):
     """Tree sampling with the copied branch: the first token of a tree step is distributed as the target's p
     (the copied node is one more point-mass candidate; chi-square, p-value > 0.001)."""
     import copy
 
+    from decoding_core import speculative
     from decoding_core.processors import SamplingSettings
+
+    monkeypatch.setattr(speculative, "LOOKUP_MIN_NGRAM", 1)  # copy after the sampled first token alone: every trial
 
     prompt = [1] + list(range(3, 50)) + [5, 9]
     dec = EagleDecoder(target, head, "dynamic", 2, 2, 6, SamplingSettings(), sample=True, max_new_tokens=8,

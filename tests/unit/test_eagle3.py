@@ -259,42 +259,65 @@ def test_replayed_table_with_a_lookup_branch_equals_real_runs(tiny, trained_head
     """With the lookup branch merged into every tree, the replay's tau and mean verify-pass size are what real runs
     with that branch measure (the pass: the kept tree, the copied tokens it did not hold, cut to the token budget)."""
     from decoding_core.eagle import EagleDecoder
-    from decoding_core.sizing import tree_tau_table
+    from decoding_core.sizing import size_shares, tree_tau_table
 
     prompts = [[1, 5, 9, 5, 9, 12], [1, 22, 23, 24, 22, 23]]
-    sizes, plain_sizes = {}, {}
-    table = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), lookup=5, verify_tokens=sizes)
+    sizes, plain_sizes, shares = {}, {}, {}
+    table = tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), lookup=5, verify_tokens=sizes,
+                           pass_sizes=shares)
     tree_tau_table(tiny, trained_head, prompts, 20, 4, (4, 8), (2, 4), verify_tokens=plain_sizes)
     copied_somewhere = False
     for (total, depth), tau in table.items():
         acc = steps = fed = 0
+        passes = []
         for p in prompts:
             dec = EagleDecoder(tiny, trained_head, "dynamic", 4, depth, total, max_new_tokens=20, lookup=5).start(p)
             m = dec.run().metrics
             acc, steps = acc + m["accepted"], steps + m["verify_steps"]
-            fed += sum(len(s.tokens) for s in dec.history if s.is_verify)
+            passes += [len(s.tokens) for s in dec.history if s.is_verify]
+            fed = sum(passes)
             copied_somewhere |= any(s.lookup_nodes for s in dec.history)
         assert tau == pytest.approx((acc + steps) / steps, rel=1e-9), (total, depth)
         assert sizes[(total, depth)] == pytest.approx(fed / steps, rel=1e-9), (total, depth)
+        assert shares[(total, depth)] == size_shares(passes), (total, depth)  # every step's pass, as the decoder ran it
     assert copied_somewhere and any(sizes[k] > plain_sizes[k] for k in sizes)  # the branch lengthened some passes
+    assert any(len(v) > 1 for v in shares.values())  # the pass's size varies from step to step
 
 
 def test_the_tree_sizing_reads_the_table_measured_with_the_lookup_branch():
     """A lookup branch: the head manifest's table measured with that branch (rows with the mean pass size), none for
-    another branch length (the reference size rather than a size chosen for a smaller pass); the pass's measured size
-    is what the verify pass is costed at."""
+    another branch length or a branch copied after another match length (the reference size rather than a size chosen
+    for another pass); the pass's measured size is what the verify pass is costed at."""
     from decoding_core.sizing import choose_tree, interpolate, tree_table_rows
 
     manifest = {"tau_by_size": {"rows": [[6, 2, 2.0]]},
-                "tau_by_size_lookup": {"lookup": 8, "rows": [[6, 2, 2.1, 9.5]]}}
+                "tau_by_size_lookup": {"lookup": 8, "lookup_min_ngram": 2, "rows": [[6, 2, 2.1, 9.5]]}}
     assert tree_table_rows(manifest) == [[6, 2, 2.0]]
     assert tree_table_rows(manifest, 8) == [[6, 2, 2.1, 9.5]]
+    old = {**manifest, "tau_by_size_lookup": {"lookup": 8, "rows": [[6, 2, 2.1, 9.5]]}}  # the branch after 1 token
+    assert tree_table_rows(old, 8) == [] and tree_table_rows(old) == [[6, 2, 2.0]]
     assert tree_table_rows(manifest, 4) == [] and tree_table_rows({}, 8) == []
     verify = {1: 0.05, 4: 0.06, 8: 0.08, 16: 0.12}
     _, rates = choose_tree({(6, 2): 2.1}, verify, 0.0, tokens_by_size={(6, 2): 9.5})
     assert rates[(6, 2)] == pytest.approx(2.1 / interpolate(verify, 9.5))
     _, rates = choose_tree({(6, 2): 2.1}, verify, 0.0)
     assert rates[(6, 2)] == pytest.approx(2.1 / interpolate(verify, 6))
+
+
+def test_a_pass_whose_size_varies_is_costed_at_its_mean_cost():
+    """Where the replay measured the distribution of pass sizes (a row's last column), each size is costed and the
+    costs averaged: on a curve that is not a line the cost of the mean size is not the mean cost."""
+    from decoding_core.sizing import choose_chain, choose_tree, pass_cost, size_shares
+
+    verify = {1: 0.05, 4: 0.06, 8: 0.062, 16: 0.12}  # flat to 8 tokens, steep after
+    shares = size_shares([4, 4, 4, 16])
+    assert shares == [[4, 0.75], [16, 0.25]]
+    assert pass_cost(verify, shares) == pytest.approx(0.75 * 0.06 + 0.25 * 0.12)  # 0.075
+    assert pass_cost(verify, 7.0) == pytest.approx(0.0615)  # the mean size's cost: lower
+    _, rates = choose_tree({(6, 2): 2.1}, verify, 0.0, tokens_by_size={(6, 2): shares})
+    assert rates[(6, 2)] == pytest.approx(2.1 / 0.075)
+    _, rates = choose_chain({2: 1.9}, verify, 0.01, tokens_by_n={2: shares})
+    assert rates[2] == pytest.approx(1.9 / (0.02 + 0.075))
 
 
 def test_choose_tree_and_chain_maximise_tokens_per_second():
@@ -387,8 +410,12 @@ def test_the_chain_sizing_reads_the_table_measured_with_the_settings():
     from decoding_core.sizing import chain_table_rows
 
     manifest = {"tau_by_size": {"rows": [[1, 1.4]]}, "tau_by_size_copy": {"copy": 0.3, "rows": [[1, 1.5]]},
-                "tau_by_size_tree": {"copy": 0.3, "lookup": 8, "runner_up": True, "rows": [[1, 1.7, 5.5]]}}
+                "tau_by_size_tree": {"copy": 0.3, "lookup": 8, "lookup_min_ngram": 2, "runner_up": True,
+                                     "rows": [[1, 1.7, 5.5]]}}
     assert chain_table_rows(manifest, 0.3, 8, True) == [[1, 1.7, 5.5]]
+    ungated = {**manifest, "tau_by_size_tree": {k: v for k, v in manifest["tau_by_size_tree"].items()
+                                                if k != "lookup_min_ngram"}}
+    assert chain_table_rows(ungated, 0.3, 8, True) == []  # measured before the branch copied after 2 tokens only
     assert chain_table_rows(manifest, 0.3, 4, True) == []     # another tree: no table (the reference N), not a chain's
     assert chain_table_rows(manifest, 0.0, 8, True) == []
     assert chain_table_rows(manifest, 0.3) == [[1, 1.5]]

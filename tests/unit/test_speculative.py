@@ -533,20 +533,24 @@ def test_tree_settings_are_checked(pair):
 def test_tree_replay_matches_the_decoder(pair):
     """sizing's replay of greedy verification with the tree gives the decoder's own tokens per forward, and the mean
     size of its verify passes (the drafted nodes and the root of each step's tree)."""
-    from decoding_core.sizing import chain_tau_table
+    from decoding_core.sizing import chain_tau_table, size_shares
 
     target, draft = pair
     prompts = [[1, 22, 23, 24, 22, 23], [1, 5, 9, 5, 9, 5]]
-    sizes = {}
-    table = chain_tau_table(target, draft, prompts, 24, (2, 3), lookup=5, runner_up=True, verify_tokens=sizes)
+    sizes, shares = {}, {}
+    table = chain_tau_table(target, draft, prompts, 24, (2, 3), lookup=5, runner_up=True, verify_tokens=sizes,
+                            pass_sizes=shares)
     for n in (2, 3):
         tokens = forwards = drafted = 0
+        passes = []
         for prompt in prompts:
-            m = SpeculativeDecoder(target, draft, n, "greedy", max_new_tokens=24, lookup=5,
-                                   runner_up=True).start(prompt).run().metrics
+            dec = SpeculativeDecoder(target, draft, n, "greedy", max_new_tokens=24, lookup=5, runner_up=True)
+            m = dec.start(prompt).run().metrics
             tokens, forwards, drafted = tokens + m["new_tokens"], forwards + m["target_forwards"], drafted + m["drafted"]
+            passes += [1 + s.n_drafted for s in dec.history]  # the root and every drafted node
         assert table[n] == pytest.approx(tokens / forwards)
         assert sizes[n] == pytest.approx((drafted + forwards) / forwards)
+        assert shares[n] == size_shares(passes)  # how often each pass size came, as the decoder ran it
     assert 1 < sizes[2] < sizes[3] <= 2 * 3 + 1 + 5  # the root, the chain, its runners-up, some of the branch
 
 
@@ -561,3 +565,14 @@ def test_branch_tokens_after_an_eos_were_not_emitted():
     assert step.accepted_branch == () and step.n_drafted == 2
     whole = SpecStep(0, (eos,), 2, 5, "y", "bonus", (2, 7, 5), None, 0.0, 0.0, 0.0, (alt,))
     assert whole.accepted_branch == (alt,)
+
+
+def test_a_lookup_branch_copies_after_two_matching_tokens_only():
+    """The branch beside a draft copies after a match of 2-3 tokens (a single matching token is too weak to pay for
+    the longer pass); the prompt-lookup draft alone still copies after one."""
+    from decoding_core.speculative import lookup_branch, prompt_lookup
+
+    one = [1, 7, 8, 9, 4, 7]          # only the last token, 7, occurred before
+    two = [1, 7, 8, 9, 4, 9, 4]       # the last two, (9, 4), occurred before
+    assert prompt_lookup(one, 3) == [8, 9, 4] and lookup_branch(one, 3) == []
+    assert lookup_branch(two, 3) == [9, 4] and lookup_branch(two, 3, frozenset({9})) == []

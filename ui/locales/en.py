@@ -137,7 +137,8 @@ TEXT = {
     'spec.sizing': ('Left: one target forward over T tokens, measured now on this machine (a verify pass of N drafts '
                     'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
                     "held-out instructions). Right: the draft's held-out mean accepted length for each N divided by the "
-                    'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass.'),
+                    'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass (a pass whose size '
+                    'varies is costed at every size it took, weighted by how often).'),
     'eagle.mask': ("Each node: its token, its tree index and the head's cumulative confidence q as a percentage "
                    '(product of the draft probabilities along its path). Green = the accepted path (root '
                    'included); dashed = rejected branches. The compact view shows the accepted path and the '
@@ -466,8 +467,9 @@ TEXT = {
     'p.total_tokens': 'Total tokens',
     'p.total_tokens.help': 'Tree size (root included) verified in one target forward.',
     'p.eagle_lookup': 'Lookup branch (tokens)',
-    'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (the "
-                            "Speculative page's prompt-lookup draft). 0 = off."),
+    'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (what "
+                            "followed the latest earlier occurrence of the last 2-3 tokens, as the Speculative page's "
+                            "prompt-lookup draft copies). 0 = off."),
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '
@@ -499,7 +501,7 @@ TEXT = {
     'p.copy': 'Copy weight (mix the draft with the context)',
     'p.spec_lookup': 'Lookup branch beside the chain (tokens)',
     'p.spec_lookup.help': ("Verify, in the same target forward, up to this many tokens copied from the text so far (what "
-                           "followed the latest earlier occurrence of the last 1-3 tokens) as a second branch beside "
+                           "followed the latest earlier occurrence of the last 2-3 tokens) as a second branch beside "
                            "the draft's chain; the target keeps the longer matching path. It costs no draft work, only a "
                            "longer verify pass. 0 = the chain alone."),
     'p.runner_up': 'Runner-up leaves',
@@ -923,7 +925,7 @@ TEXT = {
     'viz.eagle.depth_d': 'depth d',
     'viz.eagle.share': 'share of steps',
     'eagle.sampling_settings': 'Sampling settings',
-    'eagle.lookup': ('The lookup branch copies what followed the latest earlier occurrence of the last 1-3 tokens (in '
+    'eagle.lookup': ('The lookup branch copies what followed the latest earlier occurrence of the last 2-3 tokens (in '
                      'the prompt or the answer so far) and adds it to the tree as one more path (blue). It catches '
                      "what a head trained on other text cannot guess: the names and terms of this prompt. The target "
                      'verifies it with the rest in the same forward, so greedy output stays the same and sampling '
@@ -940,8 +942,9 @@ TEXT = {
     'eagle.h.sizing': 'Choosing the tree size for this device',
     'eagle.sizing_lookup': ('With the {n}-token lookup branch a verify pass holds more than the tree: on held-out '
                             'instructions {tokens:.1f} tokens on average at the chosen size (the branch is often '
-                            'shorter than {n}, or merges with the tree). The sizes were costed at that, with the τ the '
-                            'tree reaches together with the branch.'),
+                            'shorter than {n}, or merges with the tree). Each size was costed at the pass sizes it took there '
+                            '(the cost of each, weighted by how often it came: the cost curve is not a straight line, '
+                            'so the cost of the average size would be off), with the τ the tree reaches together with the branch.'),
     'eagle.sizing_lookup_bound': ('No τ table was measured with a {n}-token lookup branch: the sizes were costed '
                                   'with the whole branch in every pass ({tokens:.0f} tokens at the chosen size) and '
                                   'with the τ of the tree alone, both on the safe side.'),
