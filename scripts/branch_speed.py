@@ -22,6 +22,7 @@ from decoding_core.draft import load_embedded_draft
 from decoding_core.eagle import EagleDecoder
 from decoding_core.heads import load_head
 from decoding_core.models import load_model
+from decoding_core.settings import Speculative
 from decoding_core.speculative import SpeculativeDecoder
 
 
@@ -32,9 +33,10 @@ def main(argv=None) -> dict:
     ap.add_argument("--prompts", type=int, default=8)
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--min-ngrams", default="1,2", help="the shortest matches to compare (comma-separated)")
-    ap.add_argument("--ns", default="1,2", help="speculative chain lengths N (default tree: runner-ups, the branch)")
+    ap.add_argument("--ns", default="1,2", help="speculative chain lengths N, with the page's defaults otherwise (the "
+                    "copy weight, runner-up leaves, the branch)")
     ap.add_argument("--eagle", default="6x2", help="EAGLE-3 tree sizes TOTALxDEPTH with the branch ('' = none)")
-    ap.add_argument("--lookup", type=int, default=8)
+    ap.add_argument("--lookup", type=int, default=Speculative.lookup)
     ap.add_argument("--rounds", type=int, default=2, help="timed runs of every configuration per instruction")
     args = ap.parse_args(argv)
     lm = load_model(device="cpu")
@@ -42,14 +44,14 @@ def main(argv=None) -> dict:
     head = load_head(lm, "eagle3") if args.eagle else None
     rows = corpus_rows(ROOT / args.corpus, "heldout")[args.skip: args.skip + args.prompts]
     prompts = [lm.encode(r["instruction"], chat=True) for r in rows]
-    n, lk = args.max_new_tokens, args.lookup
+    n, lk, spec = args.max_new_tokens, args.lookup, Speculative()
     gates = [int(m) for m in args.min_ngrams.split(",")]
     configs = {"plain greedy": (lambda: greedy_decoder(lm, n, stop_at_eos=False), None)}
     for m in gates:
         for k in (int(x) for x in args.ns.split(",") if x):
-            configs[f"speculative N = {k} + tree, branch after {m}"] = (
+            configs[f"speculative default N = {k}, branch after {m}"] = (
                 lambda k=k: SpeculativeDecoder(lm, draft, k, "greedy", max_new_tokens=n, stop_at_eos=False,
-                                               lookup=lk), m)
+                                               copy=spec.copy, lookup=lk, runner_up=spec.runner_up), m)
         for size in (s for s in args.eagle.split(",") if s):
             total, depth = (int(x) for x in size.split("x"))
             configs[f"EAGLE-3 {total}/{depth} + {lk}-token branch after {m}"] = (

@@ -93,6 +93,7 @@ def test_eagle_lookup_branch_is_drawn_in_the_tree(server, page):
         page.get_by_role("button", name="Step", exact=True).click()
         wait_idle(page)
         if step:  # the first step is the prefill: no tree yet
+            page.get_by_text(f"Step {step + 1}").first.wait_for(timeout=30_000)  # this step's tree, not the last one's
             try:
                 at_least(copied, 1, timeout=8_000)  # the tree mounts after the script is idle
                 break

@@ -469,3 +469,19 @@ def test_lookup_speed_and_runner_up_sampling_scripts(corpus, capsys):
     rules = runner_ups(["--corpus", str(corpus), "--prompts", "1", "--seeds", "2", "--max-new-tokens", "12"])
     assert len(rules) == 3 and rules["no runner-ups"]["runner_ups_taken"] == 0
     assert all(r["tau"] >= 1.0 and r["steps"] > 0 for r in rules.values())
+
+
+def test_branch_speed_script_times_both_gates_with_the_page_defaults(corpus):
+    """scripts/branch_speed.py: the speculative default (copy weight, runner-up leaves, the branch) and EAGLE-3 with
+    the branch, copying after 1 and after 2 matching tokens; every output equal to plain greedy; the speculative
+    passes hold more than a chain of one could (the root and the draft: 2 tokens), the runner-up beside it."""
+    from branch_speed import main
+
+    from decoding_core import speculative
+
+    got = main(["--corpus", str(corpus), "--skip", "0", "--prompts", "1", "--max-new-tokens", "10", "--rounds", "1",
+                "--ns", "1", "--eagle", "4x2"])
+    assert got["same"] and len(got["runs"]) == 5 and speculative.LOOKUP_MIN_NGRAM == 2  # the gate put back
+    assert all(r["tokens_per_s"] > 0 and r["tau"] >= 1.0 for r in got["runs"].values())
+    for m in (1, 2):
+        assert got["runs"][f"speculative default N = 1, branch after {m}"]["verify_tokens"] > 2

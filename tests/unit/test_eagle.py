@@ -7,7 +7,7 @@ from transformers import DynamicCache
 
 from decoding_core.decoders import greedy_decoder
 from decoding_core.eagle import DraftTree, EagleDecoder, accept_greedy, accept_sampling
-from decoding_core.speculative import prompt_lookup
+from decoding_core.speculative import lookup_branch
 from decoding_core.trees import ancestors
 from decoding_core.eagle_head import EagleHead, head_state, load_eagle_checkpoint, save_head
 from decoding_core.models import ModelLoadError
@@ -59,11 +59,11 @@ def test_greedy_equals_target_greedy(target, head, tree, k, depth, total):
 @pytest.mark.parametrize("tree", ["static", "dynamic"])
 def test_lookup_branch_keeps_greedy_exact(target, tree):
     """A prompt-lookup branch merged into every tree: the output stays the target's greedy output, the copied nodes
-    are the tokens prompt_lookup proposes (one path from the root, siblings distinct) and, where the output repeats
+    are the tokens lookup_branch proposes (one path from the root, siblings distinct) and, where the output repeats
     itself, copied nodes the head did not draft are accepted (an untrained head: it drafts little that is right)."""
     torch.manual_seed(5)
     head = EagleHead(target.model.config).eval().requires_grad_(False)
-    prompt = [1] + list(range(3, 50)) + [5, 9]          # every token occurs in the prompt: a lookup always matches
+    prompt = [1] + list(range(3, 50)) + [5, 6]          # its last two tokens occurred before: the first tree copies
     ref = greedy_decoder(target, 24, stop_at_eos=False).start(prompt).run().tokens
     dec = EagleDecoder(target, head, tree, 4, 3, 12, max_new_tokens=24, stop_at_eos=False, lookup=6).start(prompt)
     out = dec.run()
@@ -72,7 +72,7 @@ def test_lookup_branch_keeps_greedy_exact(target, tree):
     added = accepted = 0
     for s in steps:
         context = prompt + ref[: sum(len(x.emitted) for x in dec.history[: s.index])]
-        proposal = prompt_lookup(context, 6)
+        proposal = lookup_branch(context, 6)
         for node in s.lookup_nodes:                      # a copied node continues the copied chain
             path = [s.tokens[i] for i in ancestors(list(s.parents), node)[1:]]
             assert path == proposal[: len(path)]

@@ -320,6 +320,32 @@ def test_a_pass_whose_size_varies_is_costed_at_its_mean_cost():
     assert rates[2] == pytest.approx(1.9 / (0.02 + 0.075))
 
 
+def test_auto_sizes_read_the_measured_pass_sizes_from_the_manifest(monkeypatch):
+    """auto_tree / auto_chain cost a size's pass over the distribution of sizes the manifest's row carries (its last
+    column) where there is one, else at the row's mean size; the choice quotes the mean."""
+    from decoding_core import sizing
+
+    verify = {1: 0.05, 4: 0.06, 8: 0.062, 16: 0.12}
+    monkeypatch.setattr(sizing, "forward_costs", lambda target: verify)
+    monkeypatch.setattr(sizing, "head_level_cost", lambda target, head, n: 0.0)
+    monkeypatch.setattr(sizing, "draft_step_cost", lambda target, draft: 0.0)
+    shares = [[4, 0.75], [16, 0.25]]
+    head = {"tau_by_size": {"top_k": 8, "rows": [[6, 2, 2.0]]},
+            "tau_by_size_lookup": {"top_k": 8, "lookup": 8, "lookup_min_ngram": 2, "rows": [[6, 2, 2.1, 7.0, shares]]}}
+    monkeypatch.setattr(sizing, "head_manifest", lambda kind: head)
+    choice = sizing.auto_tree(None, None, "eagle3", 8, lookup=8)
+    assert choice["tokens_per_s"] == pytest.approx(2.1 / 0.075)  # not 2.1 / cost(7.0) = 2.1 / 0.0615
+    assert choice["verify_tokens"][(6, 2)] == 7.0
+    head["tau_by_size_lookup"]["rows"] = [[6, 2, 2.1, 7.0]]  # a table written before the shares: the mean size
+    assert sizing.auto_tree(None, None, "eagle3", 8, lookup=8)["tokens_per_s"] == pytest.approx(2.1 / 0.0615)
+    draft = {"tau_by_size_tree": {"copy": 0.3, "lookup": 8, "lookup_min_ngram": 2, "runner_up": True,
+                                  "rows": [[2, 1.9, 7.0, shares]]}}
+    monkeypatch.setattr(sizing, "draft_manifest", lambda: draft)
+    chain = sizing.auto_chain(None, object(), "embedded", 0.3, 8, True)
+    assert chain["n_draft"] == 2 and chain["tokens_per_s"] == pytest.approx(1.9 / 0.075)
+    assert chain["verify_tokens"][2] == 7.0
+
+
 def test_choose_tree_and_chain_maximise_tokens_per_second():
     from decoding_core.sizing import choose_chain, choose_tree, interpolate
 

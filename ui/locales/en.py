@@ -468,8 +468,8 @@ TEXT = {
     'p.total_tokens.help': 'Tree size (root included) verified in one target forward.',
     'p.eagle_lookup': 'Lookup branch (tokens)',
     'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (what "
-                            "followed the latest earlier occurrence of the last 2-3 tokens, as the Speculative page's "
-                            "prompt-lookup draft copies). 0 = off."),
+                            "followed the latest earlier occurrence of the last 2-3 tokens; the Speculative page's "
+                            "prompt-lookup draft alone also copies after one). 0 = off."),
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '

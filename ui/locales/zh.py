@@ -374,7 +374,7 @@ TEXT = {
     'p.total_tokens': '总 token 数',
     'p.total_tokens.help': '树的规模（含根），在一次目标前向传递中验证。',
     'p.eagle_lookup': '查找分支（token 数）',
-    'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容，如“投机解码”页的提示词查找草稿那样复制）。0 = 关闭。',
+    'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容；“投机解码”页单独使用的提示词查找草稿在只匹配 1 个 token 时也会复制）。0 = 关闭。',
     'p.eagle_sample': '采样（无损树采样）而非贪婪',
     'p.eagle_tree_view': '树显示',
     'p.eagle_tree_view.help': 'compact：被接受的路径及从它分出的备选，每个备选标出其下方的草稿节点数；whole tree：每个草稿节点。',
