@@ -436,7 +436,7 @@ def _tree_run(tokens: list[int], parents: list[int], rest: list[int]) -> int:
     return run
 
 
-def _same_gate(table: dict, lookup: int) -> bool:
+def same_gate(table: dict, lookup: int) -> bool:
     """Whether a table measured with a lookup branch copied after as many matching tokens as the decoders copy after
     now (``speculative.LOOKUP_MIN_NGRAM``; tables written before session 36 copied after one: absent = 1)."""
     from .speculative import LOOKUP_MIN_NGRAM
@@ -448,12 +448,12 @@ def chain_table_rows(manifest: dict, copy: float = 0.0, lookup: int = 0, runner_
     """The draft manifest's rows of held-out tau by N, measured with these settings where the manifest has them:
     the tree around the chain (``tau_by_size_tree``: its copy weight, lookup branch and runner-up leaves), the copy
     weight alone (``tau_by_size_copy``), else the draft's own (``tau_by_size``: the lowest, a safe guess). A tree with
-    settings the manifest has no table for (its lookup branch gated otherwise too, ``_same_gate``): no rows (the
+    settings the manifest has no table for (its lookup branch gated otherwise too, ``same_gate``): no rows (the
     caller falls back to the reference N)."""
     tree = manifest.get("tau_by_size_tree", {})
     if lookup or runner_up:  # a chain's table would under-state tau and its size the pass: none rather than a wrong N
         return tree["rows"] if tree.get("rows") and (tree.get("copy"), tree.get("lookup"), tree.get("runner_up")) \
-            == (copy, lookup, runner_up) and _same_gate(tree, lookup) else []
+            == (copy, lookup, runner_up) and same_gate(tree, lookup) else []
     table = manifest.get("tau_by_size_copy", {})
     if copy and table.get("copy") == copy and table.get("rows"):
         return table["rows"]
@@ -475,10 +475,12 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
     shares = {int(row[0]): row[3] for row in rows if len(row) > 3}  # ... and its distribution, where measured
     verify = forward_costs(target)
     step_s = draft_step_cost(target, draft)
-    n, rates = choose_chain(table, verify, step_s, lookup, runner_up, {**tokens, **shares})
+    sized = {**tokens, **shares}
+    n, rates = choose_chain(table, verify, step_s, lookup, runner_up, sized)
     return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
             "tau": table[n], "reason": "measured",
-            "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table}}
+            "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table},
+            "pass_s": {k: pass_cost(verify, sized.get(k, chain_verify_tokens(k, lookup, runner_up))) for k in table}}
 
 
 def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
@@ -488,7 +490,7 @@ def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
     tree's own (``tau_by_size``)."""
     if lookup:
         table = manifest.get("tau_by_size_lookup", {})
-        same = table.get("lookup") == lookup and _same_gate(table, lookup)
+        same = table.get("lookup") == lookup and same_gate(table, lookup)
         return table["rows"] if table.get("rows") and same else []
     return manifest.get("tau_by_size", {}).get("rows", [])
 
@@ -515,11 +517,13 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int 
     shares = {(int(r[0]), int(r[1])): r[4] for r in rows if len(r) > 4}  # ... and its distribution, where measured
     verify = forward_costs(target)
     by_rows = {n: head_level_cost(target, head, n) for n in sorted({1, 2, 4, top_k}) if n <= top_k}
-    (total, depth), rates = choose_tree(table, verify, by_rows, top_k, {**tokens, **shares})
+    sized = {**tokens, **shares}
+    (total, depth), rates = choose_tree(table, verify, by_rows, top_k, sized)
     return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
             "verify_s": verify, "level_s": by_rows[top_k], "level_by_rows": by_rows, "tau": table[(total, depth)],
             "reason": "measured", "lookup": lookup, "lookup_bound": bound,
-            "verify_tokens": {k: tokens.get(k, float(k[0])) for k in table}}
+            "verify_tokens": {k: tokens.get(k, float(k[0])) for k in table},
+            "pass_s": {k: pass_cost(verify, sized.get(k, k[0])) for k in table}}
 
 
 def _reference_tree() -> dict:

@@ -7,6 +7,8 @@ from decoding_core.decoders import metrics_so_far
 from decoding_core.heads import HEAD_LABELS, default_head, head_manifest
 from decoding_core.models import ModelLoadError
 from decoding_core.settings import HEADS, LOOKUP_MAX, TREES, Eagle, Greedy, SamplingSettings, Speculative
+from decoding_core.sizing import same_gate
+from decoding_core.speculative import LOOKUP_MIN_NGRAM
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
 from ui import loaders, params
@@ -124,9 +126,11 @@ def render() -> None:
                      total_ms=1000 * choice["verify_s"].get(sizes.total_tokens, one), k=strategy.top_k,
                      level_ms=1000 * choice["level_s"]))
         if strategy.lookup:
-            tokens = choice.get("verify_tokens", {}).get((sizes.total_tokens, sizes.depth), sizes.total_tokens)
+            size = (sizes.total_tokens, sizes.depth)
+            tokens = choice.get("verify_tokens", {}).get(size, sizes.total_tokens)
+            pass_ms = 1000 * choice.get("pass_s", {}).get(size, choice["verify_s"].get(sizes.total_tokens, one))
             st.caption(t("eagle.sizing_lookup_bound" if choice.get("lookup_bound") else "eagle.sizing_lookup",
-                         n=strategy.lookup, tokens=tokens))
+                         n=strategy.lookup, tokens=tokens, pass_ms=pass_ms))
     explain(strategy.head)
 
 
@@ -217,9 +221,9 @@ def explain(kind: str) -> None:
         lines.append(t("eagle.vocab", size=v["size"], coverage=v["heldout_answer_coverage"]))
     if held:
         lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held)))
-    if info.get("heldout_tau_lookup"):
-        lines.append(t("eagle.heldout_tau_lookup", tau=info["heldout_tau_lookup"]["tau"],
-                       n=info["heldout_tau_lookup"]["lookup"]))
+    looked = info.get("heldout_tau_lookup")
+    if looked and same_gate(looked, looked.get("lookup", 0)):  # a figure from a branch gated otherwise: stale
+        lines.append(t("eagle.heldout_tau_lookup", tau=looked["tau"], n=looked["lookup"], gate=LOOKUP_MIN_NGRAM))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))

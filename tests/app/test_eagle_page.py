@@ -78,12 +78,34 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     assert "copied" in at.get("graphviz_chart")[0].proto.spec
     assert any("copied by the lookup branch" in m.value for m in at.markdown)
     if at.radio(key="eagle_head").value == "eagle3":  # the held-out figure with the branch, from the manifest
-        assert any("8-token lookup branch added: τ" in m.value for m in at.markdown)
+        assert any("8-token lookup branch added (copying after 2-3 matching tokens): τ" in m.value for m in at.markdown)
     at.slider(key="cmp_tokens").set_value(12).run()
     next(b for b in at.button if b.label == "Measure").click().run()
     table = at.dataframe[-1].value
     assert (table["same text as reference"].iloc[1:] == "yes").all()
     assert table.iloc[-1].iloc[0].endswith("+ 8-token lookup branch)")
+    assert not at.exception
+
+
+def test_a_branch_figure_measured_with_another_gate_is_not_quoted(monkeypatch):
+    """The head's manifest quotes held-out tau with the lookup branch; a figure measured while the branch copied after
+    another number of matching tokens than the decoders use now is stale, and the page leaves it out."""
+    import decoding_core.heads as heads
+
+    real = heads.head_manifest
+
+    def other_gate(kind):
+        info = real(kind)
+        if info.get("heldout_tau_lookup"):
+            info = {**info, "heldout_tau_lookup": {**info["heldout_tau_lookup"], "lookup_min_ngram": 1}}
+        return info
+
+    at = open_app(PAGE, {"eagle_head": "eagle3"})
+    assert any("lookup branch added (copying after" in m.value for m in at.markdown)  # the shipped figure, gated as now
+    monkeypatch.setattr(heads, "head_manifest", other_gate)
+    at.run()
+    assert any("held-out" in m.value.lower() for m in at.markdown)  # the rest of the manifest's figures stay
+    assert not any("lookup branch added" in m.value for m in at.markdown)
     assert not at.exception
 
 

@@ -336,6 +336,7 @@ def test_auto_sizes_read_the_measured_pass_sizes_from_the_manifest(monkeypatch):
     choice = sizing.auto_tree(None, None, "eagle3", 8, lookup=8)
     assert choice["tokens_per_s"] == pytest.approx(2.1 / 0.075)  # not 2.1 / cost(7.0) = 2.1 / 0.0615
     assert choice["verify_tokens"][(6, 2)] == 7.0
+    assert choice["pass_s"][(6, 2)] == pytest.approx(0.075)  # what the page quotes as the pass's mean cost
     head["tau_by_size_lookup"]["rows"] = [[6, 2, 2.1, 7.0]]  # a table written before the shares: the mean size
     assert sizing.auto_tree(None, None, "eagle3", 8, lookup=8)["tokens_per_s"] == pytest.approx(2.1 / 0.0615)
     draft = {"tau_by_size_tree": {"copy": 0.3, "lookup": 8, "lookup_min_ngram": 2, "runner_up": True,
@@ -343,7 +344,7 @@ def test_auto_sizes_read_the_measured_pass_sizes_from_the_manifest(monkeypatch):
     monkeypatch.setattr(sizing, "draft_manifest", lambda: draft)
     chain = sizing.auto_chain(None, object(), "embedded", 0.3, 8, True)
     assert chain["n_draft"] == 2 and chain["tokens_per_s"] == pytest.approx(1.9 / 0.075)
-    assert chain["verify_tokens"][2] == 7.0
+    assert chain["verify_tokens"][2] == 7.0 and chain["pass_s"][2] == pytest.approx(0.075)
 
 
 def test_choose_tree_and_chain_maximise_tokens_per_second():

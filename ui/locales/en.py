@@ -138,7 +138,7 @@ TEXT = {
                     'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
                     "held-out instructions). Right: the draft's held-out mean accepted length for each N divided by the "
                     'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass (a pass whose size '
-                    'varies is costed at every size it took, weighted by how often).'),
+                    'varies is costed at every size it took, weighted by how often: {pass_ms:.0f} ms on average at the chosen N).'),
     'eagle.mask': ("Each node: its token, its tree index and the head's cumulative confidence q as a percentage "
                    '(product of the draft probabilities along its path). Green = the accepted path (root '
                    'included); dashed = rejected branches. The compact view shows the accepted path and the '
@@ -944,10 +944,10 @@ TEXT = {
                             'instructions {tokens:.1f} tokens on average at the chosen size (the branch is often '
                             'shorter than {n}, or merges with the tree). Each size was costed at the pass sizes it took there '
                             '(the cost of each, weighted by how often it came: the cost curve is not a straight line, '
-                            'so the cost of the average size would be off), with the τ the tree reaches together with the branch.'),
+                            'so the cost of the average size would be off; {pass_ms:.0f} ms on average at the chosen size), with the τ the tree reaches together with the branch.'),
     'eagle.sizing_lookup_bound': ('No τ table was measured with a {n}-token lookup branch: the sizes were costed '
                                   'with the whole branch in every pass ({tokens:.0f} tokens at the chosen size) and '
-                                  'with the τ of the tree alone, both on the safe side.'),
+                                  'with the τ of the tree alone, both on the safe side ({pass_ms:.0f} ms a pass at the chosen size).'),
     'eagle.forward_costs': ('One forward over 1 token: {one:.0f} ms; over {total} tokens: {total_ms:.0f} ms; one head '
                             'level over {k} nodes: {level_ms:.1f} ms.'),
     'eagle.press_step': ('Press **Step**. The first step is the target reading the prompt and producing the first '
@@ -977,7 +977,7 @@ TEXT = {
                       '{sequences:,} generated instructions, {minutes:.0f} minutes on {threads} CPU thread(s).'),
     'eagle.vocab': 'Draft vocabulary: {size:,} tokens, covering {coverage:.1%} of held-out answer tokens.',
     'eagle.heldout_tau': 'Held-out mean accepted length τ **{tau:.2f}** ({setting}).',
-    'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added: τ **{tau:.2f}**.',
+    'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added (copying after {gate}-3 matching tokens): τ **{tau:.2f}**.',
     'eagle.agree_depth': 'Held-out top-1 agreement with the target by depth (training-time test): {values}.',
     'eagle.agree': 'Held-out top-1 agreement with the target (true features): {value:.2f}.',
     'eagle.manifest': 'The manifest',

@@ -123,7 +123,7 @@ TEXT = {
     'spec.sizing': ('左：目标模型对 T 个 token 的一次前向传递，现在在本机实测（验证 N 个草稿的一次传递读 N + 1 个 token；'
                     '加上链旁的树则更多，在留出指令上所选 N 平均 {tokens:.1f} 个）。'
                     '右：草稿模型在留出数据上每个 N 的平均接受长度，除以 N 步草稿（此处每步 {draft_ms:.1f} ms）加上这次'
-                    '验证传递的成本（大小会变的传递，按它出现过的每种大小计成本，以频率加权）。'),
+                    '验证传递的成本（大小会变的传递，按它出现过的每种大小计成本，以频率加权：所选 N 平均每次 {pass_ms:.0f} ms）。'),
     'eagle.mask': ('每个节点：它的 token、它在树中的编号，以及草稿头的累积置信度 q（百分比，沿路径的草稿概率之积）。'
                    '绿色 = 被接受的路径（含根）；虚线 = 被拒绝的分支。紧凑视图显示被接受的路径及从它分出的备选'
                    '（“+n below”：备选下方隐藏的草稿节点数）；“whole tree” 显示每个节点。蓝色“复制”：查找分支的节点'
@@ -793,10 +793,10 @@ TEXT = {
     'eagle.h.sizing': '为本设备选择树的规模',
     'eagle.sizing_lookup': ('加上 {n} 个 token 的查找分支后，一次验证传递的 token 比树本身多：在留出指令上，所选规模平均 '
                             '{tokens:.1f} 个 token（分支常常短于 {n}，或与树合并）。各规模按它在那里出现过的每种传递大小计成本'
-                            '（每种大小的成本按出现频率加权：成本曲线不是直线，按平均大小计成本会有偏差），'
+                            '（每种大小的成本按出现频率加权：成本曲线不是直线，按平均大小计成本会有偏差；所选规模平均每次 {pass_ms:.0f} ms），'
                             'τ 用树与分支一起达到的值。'),
     'eagle.sizing_lookup_bound': ('没有在 {n} 个 token 查找分支下测得的 τ 表：各规模按每次验证都含整条分支计成本（所选规模 '
-                                  '{tokens:.0f} 个 token），τ 用树本身的值，两者都偏保守。'),
+                                  '{tokens:.0f} 个 token，每次 {pass_ms:.0f} ms），τ 用树本身的值，两者都偏保守。'),
     'eagle.forward_costs': ('对 1 个 token 的一次前向传递：{one:.0f} ms；对 {total} 个 token：{total_ms:.0f} ms；草稿头对 {k} 个节点的一层：'
                             '{level_ms:.1f} ms。'),
     'eagle.press_step': '点击 **单步**。第一步是目标模型读入提示词并自己产生第一个 token：草稿头需要目标模型的特征才能起草。',
@@ -818,7 +818,7 @@ TEXT = {
                       '个 CPU 线程上用时 {minutes:.0f} 分钟。'),
     'eagle.vocab': '草稿词汇表：{size:,} 个 token，覆盖留出回答 token 的 {coverage:.1%}。',
     'eagle.heldout_tau': '留出数据上的平均接受长度 τ **{tau:.2f}**（{setting}）。',
-    'eagle.heldout_tau_lookup': '同一棵树再加一条 {n} 个 token 的查找分支：τ **{tau:.2f}**。',
+    'eagle.heldout_tau_lookup': '同一棵树再加一条 {n} 个 token 的查找分支（匹配 {gate}-3 个 token 后才复制）：τ **{tau:.2f}**。',
     'eagle.agree_depth': '留出数据上按深度与目标模型的 top-1 一致率（训练时测试）：{values}。',
     'eagle.agree': '留出数据上与目标模型的 top-1 一致率（真实特征）：{value:.2f}。',
     'eagle.manifest': '清单 (manifest)',
