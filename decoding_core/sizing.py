@@ -15,13 +15,18 @@ with T; on a GPU it is nearly flat up to dozens of tokens), so the best N and T 
 - ``choose_chain`` / ``choose_tree`` combine the two: expected tokens per second = tau(size) /
   (draft cost + verify cost), maximised over the sizes in the table. A tree's head levels are costed by
   the rows each one runs (``tree_draft_cost``).
-Measured costs are kept per (model, device, dtype, threads) for the life of the process.
+Measured costs are kept per (model, device, dtype, threads) for the life of the process, and across processes in
+``cost_store()`` (JSON beside the model cache, keyed by processor, torch, threads, model, dtype, device and weight
+layout): each measurement is merged with the earlier ones there, point by point, keeping the fastest. Noise on a shared
+machine only adds time, so the merged curve converges to the quiet machine's, and the chosen sizes stop moving between
+visits (two sizes whose expected rates are within the noise used to swap from one process to the next).
 """
 from __future__ import annotations
 
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import torch
 from transformers import DynamicCache
@@ -29,8 +34,9 @@ from transformers import DynamicCache
 from .draft import draft_manifest
 from .fastpath import crop_to
 from .heads import head_manifest
+from .layout import _machine_key, _read_store, _write_store, layout_of
 from .messages import Msg
-from .models import LoadedModel
+from .models import LoadedModel, cache_root
 from .trees import additive_mask
 from .settings import REFERENCE_N, REFERENCE_TREE
 from .trees import depths as tree_depths
@@ -44,18 +50,49 @@ def _key(lm: LoadedModel, what: str) -> tuple:
     return (what, lm.name, str(lm.device), str(lm.dtype), torch.get_num_threads())
 
 
+def cost_store() -> Path:
+    """Where measured costs are remembered across processes (``remember_fastest``)."""
+    return cache_root() / "sizing-costs.json"
+
+
+def _store_key(lm: LoadedModel, what: str) -> str:
+    """What a cost depends on: processor, torch, threads, the model's class, size and dtype (``layout._machine_key``),
+    the device and the layout of its weights (each layout has its own cost curve)."""
+    lin = next((m for m in lm.model.modules() if isinstance(m, torch.nn.Linear)), None)
+    return f"{what} | {_machine_key(lm.model)} | {lm.device} | {'' if lin is None else layout_of(lin)}"
+
+
+def remember_fastest(key: str, measured: dict[int, float], store: Path | None = None) -> dict[int, float]:
+    """``measured`` merged with what earlier processes measured under ``key`` in ``store`` (default ``cost_store()``),
+    point by point, keeping the fastest; the merge is written back. An unreadable or unwritable store: the measurement
+    alone (and it is measured again next time)."""
+    store = cost_store() if store is None else store
+    known = _read_store(store)
+    old = known.get(key) if isinstance(known.get(key), dict) else {}
+    merged = {}
+    for t, v in measured.items():
+        try:
+            before = float(old.get(str(t), v))
+        except (TypeError, ValueError):
+            before = v
+        merged[t] = min(v, before) if before > 0 else v
+    known[key] = {str(t): v for t, v in merged.items()}
+    _write_store(store, known)
+    return merged
+
+
 @torch.inference_mode()
 def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: int = 4) -> dict[int, float]:
     """Seconds for one target forward over T new tokens after a ``prefix``-token KV cache, with logits
     for all T (a verify pass), for each T in ``lengths``: the fastest of ``rounds`` interleaved rounds (noise
-    on a shared machine only adds time, and a median of three once made 2 tokens look dearer than 4)."""
+    on a shared machine only adds time, and a median of three once made 2 tokens look dearer than 4), and of what
+    earlier processes measured here (``remember_fastest``)."""
     key = _key(lm, f"forward-{prefix}-{tuple(lengths)}")
     with _lock:
         if key in _costs:
             return dict(_costs[key])
     dev = lm.device
-    gen = torch.Generator().manual_seed(0)
-    ids = torch.randint(100, min(lm.vocab_size, 20000), (1, prefix + max(lengths)), generator=gen).to(dev)
+    ids = _token_ids(lm, prefix + max(lengths))
     cache = DynamicCache()
     lm.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
     times: dict[int, list[float]] = {t: [] for t in lengths}
@@ -69,10 +106,16 @@ def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: i
             _sync(dev)
             times[t].append(time.perf_counter() - t0)
             crop_to(cache, prefix)
-    out = {t: min(v) for t, v in times.items()}
+    out = remember_fastest(_store_key(lm, f"forward after {prefix}"), {t: min(v) for t, v in times.items()})
     with _lock:
         _costs[key] = out
     return dict(out)
+
+
+def _token_ids(lm: LoadedModel, n: int) -> torch.Tensor:
+    """n seeded token ids to time a forward on: ordinary ones (past the first 100, where special tokens live)."""
+    lo, hi = min(100, lm.vocab_size // 2), min(lm.vocab_size, 20000)
+    return torch.randint(lo, hi, (1, n), generator=torch.Generator().manual_seed(0)).to(lm.device)
 
 
 def _sync(dev: torch.device) -> None:
@@ -91,14 +134,15 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
     with _lock:
         if key in _costs:
             return _costs[key][1]
-    ids = torch.randint(100, 20000, (1, prefix + 1), generator=torch.Generator().manual_seed(0)).to(lm.device)
+    ids = _token_ids(lm, prefix + 1)
     cache = new_draft_cache(draft, prefix + 8)
     draft_next_logits(draft, ids[:, :prefix], cache, lm.vocab_size)
     def step():
         logits = draft_next_logits(draft, ids[:, prefix:], cache, lm.vocab_size)
         torch.softmax(logits.float(), -1).argmax()
 
-    return _timed(key, step, cache, prefix, rounds)
+    return _timed(key, step, cache, prefix, rounds, _store_key(draft, f"draft step after {prefix}, vocabulary {vocab}, "
+                                                                  f"{'lean' if draft.lean is not None else 'hf'}"))
 
 
 @torch.inference_mode()
@@ -112,7 +156,7 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
             return _costs[key][1]
     dev, h = lm.device, lm.model.config.hidden_size
     emb = lm.model.get_input_embeddings()
-    tok = torch.randint(100, 20000, (1, prefix + nodes), generator=torch.Generator().manual_seed(0)).to(dev)
+    tok = _token_ids(lm, prefix + nodes)
     feats = torch.zeros(1, prefix + nodes, h, device=dev, dtype=lm.dtype)
     cache = DynamicCache()
     head(feats[:, :prefix], emb(tok[:, :prefix]), torch.arange(prefix, device=dev)[None], None, cache)
@@ -123,19 +167,22 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
         logits = head.draft_logits(out) if d2t is not None else lm.model.lm_head(out)
         torch.topk(torch.log_softmax(logits.float(), -1), min(8, logits.shape[-1]), dim=-1)
 
-    return _timed(key, level, cache, prefix, rounds)
+    size = sum(p.numel() for p in head.parameters())
+    what = f"head level {getattr(head, 'kind', 'eagle1')} {size:,}, vocabulary {None if d2t is None else d2t.numel()}"
+    return _timed(key, level, cache, prefix, rounds, _store_key(lm, f"{what}, {nodes} nodes after {prefix}"))
 
 
-def _timed(key: tuple, fn, cache, prefix: int, rounds: int) -> float:
+def _timed(key: tuple, fn, cache, prefix: int, rounds: int, store_key: str) -> float:
     """The fastest of ``rounds`` calls of fn after one warm-up (as ``forward_costs``), the cache cut back to
-    ``prefix`` after each; remembered under ``key``."""
+    ``prefix`` after each, merged with earlier processes' under ``store_key`` (``remember_fastest``); remembered
+    under ``key``."""
     times = []
     for _ in range(rounds + 1):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
-    out = min(times[1:])
+    out = remember_fastest(store_key, {1: min(times[1:])})[1]
     with _lock:
         _costs[key] = {1: out}
     return out

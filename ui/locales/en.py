@@ -134,7 +134,8 @@ TEXT = {
                    "it reproduces the target's greedy output token for token (tested)."),
     'spec.drift_noise': ('TV distance also includes sampling noise, about √(vocab share / trials); rejection sampling '
                          'stays at that floor.'),
-    'spec.sizing': ('Left: one target forward over T tokens, measured now on this machine (a verify pass of N drafts '
+    'spec.sizing': ('Left: one target forward over T tokens, measured on this machine (the fastest of every measurement here so far: '
+                    'noise only adds time; a verify pass of N drafts '
                     'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
                     "held-out instructions). Right: the draft's held-out mean accepted length for each N divided by the "
                     'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass (a pass whose size '
@@ -148,7 +149,7 @@ TEXT = {
     'eagle.sizing': ("A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not "
                      'free: on a GPU it costs about as much as one token up to dozens of tokens; on a CPU it grows '
                      'with T, slowly up to ~8 tokens where the blocked kernel is in use (it reads each weight once '
-                     "for all rows), faster beyond (left: measured now). The head's mean accepted length τ for every size was measured once "
+                     "for all rows), faster beyond (left: measured on this machine, the fastest of every measurement here so far). The head's mean accepted length τ for every size was measured once "
                      "on held-out instructions (its manifest); dividing it by each size's cost here gives the expected "
                      'tokens/s (right), and the best size is used: **{total} tokens, depth {depth}**. It is an upper '
                      'estimate used to rank the sizes: the work around the forwards (building the tree, keeping the '

@@ -1,0 +1,59 @@
+"""Measured costs are remembered across processes, the fastest per point (sizing.remember_fastest): the curve a size
+is chosen from converges to the quiet machine's and stops moving between visits."""
+import json
+
+import pytest
+
+from decoding_core import sizing
+from tests.conftest import make_tiny_lm
+
+
+def test_the_store_keeps_the_fastest_of_every_measurement(tmp_path):
+    store = tmp_path / "costs.json"
+    assert sizing.remember_fastest("k", {1: 0.05, 4: 0.06}, store) == {1: 0.05, 4: 0.06}  # nothing before: as measured
+    got = sizing.remember_fastest("k", {1: 0.07, 4: 0.055, 8: 0.08}, store)  # a loaded machine's 1-token figure
+    assert got == {1: 0.05, 4: 0.055, 8: 0.08}
+    assert json.loads(store.read_text())["k"] == {"1": 0.05, "4": 0.055, "8": 0.08}
+    assert sizing.remember_fastest("other", {1: 0.2}, store) == {1: 0.2}  # another key: its own curve
+    assert json.loads(store.read_text())["k"]["1"] == 0.05  # ... beside the first
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"k": "nonsense"}', '{"k": {"1": "abc", "4": -1}}'])
+def test_a_damaged_store_gives_the_measurement_and_is_written_anew(tmp_path, text):
+    store = tmp_path / "costs.json"
+    store.write_text(text)
+    assert sizing.remember_fastest("k", {1: 0.05, 4: 0.06}, store) == {1: 0.05, 4: 0.06}
+    assert json.loads(store.read_text())["k"] == {"1": 0.05, "4": 0.06}
+
+
+def test_an_unwritable_store_gives_the_measurement(tmp_path):
+    store = tmp_path / "a-file" / "costs.json"
+    (tmp_path / "a-file").write_text("a file where the store's folder would be")
+    assert sizing.remember_fastest("k", {1: 0.05}, store) == {1: 0.05}
+
+
+def test_forward_and_draft_costs_are_merged_with_an_earlier_process(tmp_path, monkeypatch):
+    """A second process (the in-process memory cleared) reads the fastest figures an earlier one stored for this
+    model, device and layout, and a model of another size has its own entry."""
+    store = tmp_path / "costs.json"
+    monkeypatch.setattr(sizing, "cost_store", lambda: store)
+    monkeypatch.setattr(sizing, "_costs", {})
+    lm = make_tiny_lm(seed=0)
+    first = sizing.forward_costs(lm, lengths=(1, 4), prefix=8, rounds=1)
+    assert set(first) == {1, 4} and all(v > 0 for v in first.values())
+    (key,) = json.loads(store.read_text())
+    assert "forward after 8" in key and "threads" in key and "cpu" in key
+    fast = {"1": first[1] / 10, "4": first[4] / 10}  # an earlier, quieter process
+    store.write_text(json.dumps({key: fast}))
+    monkeypatch.setattr(sizing, "_costs", {})
+    assert sizing.forward_costs(lm, lengths=(1, 4), prefix=8, rounds=1) == {1: fast["1"], 4: fast["4"]}
+    monkeypatch.setattr(sizing, "_costs", {})
+    bigger = make_tiny_lm(seed=0, hidden=64)
+    assert sizing.forward_costs(bigger, lengths=(1, 4), prefix=8, rounds=1)[1] != fast["1"]
+    assert len(json.loads(store.read_text())) == 2
+    step = sizing.draft_step_cost(lm, lm, prefix=8, rounds=1)  # a draft step: its own entry, merged the same way
+    keys = json.loads(store.read_text())
+    (draft_key,) = [k for k in keys if k.startswith("draft step")]
+    store.write_text(json.dumps({**keys, draft_key: {"1": step / 10}}))
+    monkeypatch.setattr(sizing, "_costs", {})
+    assert sizing.draft_step_cost(lm, lm, prefix=8, rounds=1) == pytest.approx(step / 10)
