@@ -62,6 +62,17 @@ def _store_key(lm: LoadedModel, what: str) -> str:
     return f"{what} | {_machine_key(lm.model)} | {lm.device} | {'' if lin is None else layout_of(lin)}"
 
 
+def known_forward_s(lm: LoadedModel, prefix: int = 128) -> float | None:
+    """The fastest one-token forward measured for this model, device and layout here so far (this process or an
+    earlier one, ``forward_costs``), in seconds; None where none was. Measures nothing: a check on a timing just
+    made (was the machine busy?) reads it."""
+    try:
+        value = float(_read_store(cost_store()).get(_store_key(lm, f"forward after {prefix}"), {}).get("1"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return value if value > 0 else None
+
+
 def remember_fastest(key: str, measured: dict[int, float], store: Path | None = None) -> dict[int, float]:
     """``measured`` merged with what earlier processes measured under ``key`` in ``store`` (default ``cost_store()``),
     point by point, keeping the fastest; the merge is written back. An unreadable or unwritable store: the measurement

@@ -183,13 +183,16 @@ def search(lab, strategy, run, prompt_ids):
             step_tables(step, lm)
     with g3:
         m = dec.metrics()
-        a, b, c = st.columns(3)
+        a, b = st.columns(2)  # two a row: three cut "Hypotheses fed" short at 1280 px
         a.metric(t("beam.m.fed"), step.rows_expanded, help=t("beam.m.fed.help"))
-        b.metric(t("beam.m.candidates"), sum(1 for c_ in step.candidates if c_.status != "carried"))
-        c.metric(t("beam.m.pruned"), sum(1 for c_ in step.candidates if c_.status == "pruned"))
-        a.metric(t("beam.m.total"), m["hypotheses_expanded"], help=t("beam.m.total.help") + gloss("hypotheses-fed"))
-        b.metric(t("beam.m.forwards"), m["target_forwards"])
-        c.metric(t("beam.m.time"), f"{m['wall_s']:.2f} s")
+        b.metric(t("beam.m.total"), m["hypotheses_expanded"], help=t("beam.m.total.help") + gloss("hypotheses-fed"))
+        a.metric(t("beam.m.candidates"), sum(1 for c_ in step.candidates if c_.status != "carried"))
+        b.metric(t("beam.m.pruned"), sum(1 for c_ in step.candidates if c_.status == "pruned"))
+        a.metric(t("beam.m.forwards"), m["target_forwards"])
+        b.metric(t("beam.m.time"), f"{m['wall_s']:.2f} s")
+    if step.kind != "sample" and step.finished:  # full width: its texts and scores do not fit beside the metrics
+        st.markdown(t("beam.finished_set"))
+        table(st, nbest_rows(step.finished, lm.decode, True, lm.eos_ids))
     hyps = dec.hypotheses() if dec.done and cursor == len(dec.history) - 1 else []
     pruned = sum(1 for s_ in shown if s_.kind == "beam" for c_ in s_.candidates if c_.status == "pruned")
     download_run("beam", lab, strategy, run, dec, step_rows(shown),
@@ -224,9 +227,6 @@ def step_tables(step, lm) -> None:
         st.caption(t("beam.no_frontier"))
     with st.expander(t("beam.all_candidates", n=len([c for c in step.candidates if c.status != "carried"]))):
         table(st, candidate_rows(step))
-    if step.finished:
-        st.markdown(t("beam.finished_set"))
-        table(st, nbest_rows(step.finished, lm.decode, True, lm.eos_ids))
 
 
 def finish(lab, strategy, run, state, prompt_ids) -> None:

@@ -14,7 +14,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, choice_ids, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, lang, say, t
-from ui.lab import chart, open_page, table
+from ui.lab import busy_warning, chart, open_page, table
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -90,7 +90,8 @@ def render() -> None:
         st.stop()
     choice = sizes.choice
     if choice and choice.get("reason") == "measured":
-        st.caption(t("eagle.sized", total=sizes.total_tokens, depth=sizes.depth, tau=choice["tau"],
+        st.caption(t("eagle.sized", total=sizes.total_tokens, drafted=sizes.total_tokens - 1, depth=sizes.depth,
+                     tau=choice["tau"],
                      tps=choice["tokens_per_s"]))
     elif choice:
         st.caption(t("eagle.size_reason", total=sizes.total_tokens, depth=sizes.depth, reason=say(choice["reason"])))
@@ -108,12 +109,13 @@ def render() -> None:
     if c2.button(t("cost.measure"), type="primary", width="stretch"):
         measure("eagle_cmp", key, lambda progress, stop: compare(
             lm, prompt_ids, [(t("eagle.cmp.plain"), Greedy()),
-                             (t("eagle.cmp.spec"), Speculative("embedded", 4)), greedy_eagle],
+                             Speculative(), greedy_eagle],  # the Speculative page's default, N for this device
             cmp_run, loaders=loaders.CACHED, progress=progress, should_stop=stop))
     cmp = kept("eagle_cmp", key, t("cost.measure"))
     if cmp:
         table(st, compare_rows(cmp, lang=lang()))
-        depth = {r.label: list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
+        busy_warning(st, lm, cmp.runs[0].tokens_per_s if cmp.runs and not cmp.runs[0].error else None)
+        depth = {say(r.label): list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")
             st.caption(t("eagle.depth"))
@@ -230,8 +232,11 @@ def explain(kind: str) -> None:
     elif info.get("heldout", {}).get("top1_agreement"):
         lines.append(t("eagle.agree", value=info["heldout"]["top1_agreement"]))
     st.markdown(" ".join(lines))
-    if info.get("losses"):
+    if info.get("losses", {}).get("rows"):
         chart(st, loss_figure(info), "eagle-loss", width="stretch")
+        steps, total = info["losses"]["rows"][-1][0], tr.get("total_steps_all_sessions", tr.get("steps"))
+        st.caption(t("eagle.loss_caption" if total and total > steps else "eagle.loss_caption_one", steps=steps,
+                     total=total))
     with st.expander(t("eagle.manifest")):
         st.json(info, expanded=False)
 

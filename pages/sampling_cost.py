@@ -9,7 +9,8 @@ from ui.i18n import say, t
 from ui.export import download_rows
 from ui.lab import chart, open_page, table
 from ui.progress import kept, measure
-from viz.sampling_cost import cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows
+from viz.sampling_cost import (cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows,
+                                skipped_note)
 
 P = Controls([
     Param("cost_budget", 1.0, "p.cost_budget", 0.2, 5.0, 0.2,
@@ -40,10 +41,13 @@ def render() -> None:
     st.subheader(t("cost.h1"))
     st.markdown(t("cost.one"))
     chart(st, cost_vs_n_figure(rec, k), "cost-vs-n", width="stretch")
+    skipped(rec, "one", k=k)
     chart(st, cost_vs_k_figure(rec, P["cost_n"]), "cost-vs-k", width="stretch")
+    skipped(rec, "one", n=P["cost_n"])
     st.subheader(t("cost.h2"))
     st.markdown(t("cost.new"))
     chart(st, decoding_figure(rec, k), "cost-decoding", width="stretch")
+    skipped(rec, "new", k=k)
     st.markdown(t("cost.say") + "\n\n" + "\n".join(f"- {say(c)}" for c in rec.crossovers))
     st.markdown(t("cost.why"))
     with st.expander(t("cost.exact.title")):
@@ -53,6 +57,12 @@ def render() -> None:
     with st.expander(t("numbers")):
         table(st, cost_rows(rec))
         download_rows(t("numbers.download"), cost_rows(rec), "cost-numbers", t("cost.numbers.help"))
+
+
+def skipped(rec, regime: str, k: int | None = None, n: int | None = None) -> None:
+    note = skipped_note(rec, regime, k, n)
+    if note:
+        st.caption(note)
 
 
 if __name__ == "__main__":

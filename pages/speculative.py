@@ -10,7 +10,7 @@ from decoding_core.studies import speculative as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, say, t
-from ui.lab import chart, open_page, table
+from ui.lab import busy_warning, chart, open_page, table
 from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -134,6 +134,7 @@ def render() -> None:
               "spec-sweep-speed-up", width="stretch")
         st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
+        busy_warning(st, lm, sweep.plain_tokens_per_s)
         st.subheader(t("spec.h.price"))
         st.markdown(t("spec.price"))
         chart(st, price_figure(rows), "spec-price", width="stretch")
@@ -201,11 +202,12 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
     # greedy match compares tokens, so q is shown only where a rule, the confidence stop or the copy mix reads it
     has_q = not lookup and (strategy.rule != "greedy" or strategy.stop_below > 0 or strategy.copy > 0)
     copying = not lookup and strategy.copy > 0
-    branch = getattr(step, "branch", ())
+    branch = step.branch
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("spec.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
                       source=t(SOURCE[step.next_source]), token=step.next_text, emitted=len(step.emitted),
+                      unit=t("spec.unit.one" if len(step.emitted) == 1 else "spec.unit.many"),
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:
             table(st, draft_rows(step, strategy.rule, has_q, copying))
@@ -241,6 +243,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
             a.metric(t("spec.m.speedup"), f"{speedup:.2f}×", help=t("spec.m.speedup.help") + gloss("speed-up"))
             b.metric(t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
+            busy_warning(st, lm, base["new_tokens"] / base["wall_s"])
         st.caption(t("spec.engines"))
     download_run("speculative", lab, strategy, run, dec,
                  step_rows(dec.history[: cursor + 1], strategy.rule, has_q, copying),

@@ -194,7 +194,7 @@ def table(where, rows: list[dict], **kw) -> None:
                     **{"width": "stretch", **kw})
 
 
-WORD_COLUMNS = {"status", "regime", "method", "result"}  # cells that are words
+WORD_COLUMNS = {"status", "regime", "method", "result", "source"}  # cells that are words
 
 
 def cell(key: str, value):
@@ -270,3 +270,23 @@ def copy_link_button() -> None:
 
         components.html(html, height=42)
 
+
+
+BUSY = 1.6  # plain decoding this much slower per token than the machine's fastest one-token forward: it was busy
+
+
+def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None) -> bool:
+    """A warning under a timing when plain decoding, measured in it, took more than ``BUSY`` times the fastest
+    one-token forward this machine has measured for the model (``sizing.known_forward_s``; a quiet machine is
+    ~1.2x: sampling, the prompt's prefill): another program was using the processor, and speed-ups measured then
+    are unreliable (the walkthrough once saw EAGLE at 1.09x and at 2.12x on one prompt). Returns whether it warned."""
+    from decoding_core.sizing import known_forward_s
+
+    fastest = known_forward_s(lm)
+    if not fastest or not plain_tokens_per_s or plain_tokens_per_s <= 0:
+        return False
+    per_token = 1 / plain_tokens_per_s
+    if per_token <= BUSY * fastest:
+        return False
+    where.warning(t("busy.warning", ms=1000 * per_token, times=per_token / fastest, fastest=1000 * fastest))
+    return True

@@ -53,7 +53,7 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         sub = t("viz.tree.root") if i == 0 else t("viz.tree.copied") if i in copied else f"q {percent(math.exp(score))}"
         hidden = below[i] if compact and not on else 0
         if hidden:
-            sub += f" · +{hidden} below"
+            sub += " · " + t("viz.tree.below", n=hidden)
         label = html.escape(text[:max_label])
         lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="11">#{i} {sub}</FONT>>, fillcolor="{fill}", '
                      f'color="{color}", fontcolor="#1c2233", style="{style}", penwidth="{2.5 if on else 1.2}"];')
@@ -99,10 +99,11 @@ def mask_figure(step, selected: int | None = None) -> go.Figure:
     for col, z in ((1, tree), (2, causal)):
         fig.add_trace(go.Heatmap(z=z, x=labels, y=rows, colorscale=[[0, "#f8f9fa"], [1, "#3b5bdb"]], showscale=False,
                                  xgap=1, ygap=1, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"), row=1, col=col)
-    size = max(360, 16 * n + 120)
+    font = 14 if n <= 16 else 11 if n <= 32 else 9  # the trees sized for a CPU are small: readable from the back
+    size = max(360, (font + 8) * n + 140)
     fig.update_layout(height=size, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white")
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=9))
-    fig.update_xaxes(tickangle=-60, tickfont=dict(size=9))
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=font))
+    fig.update_xaxes(tickangle=-60, tickfont=dict(size=font))
     if selected is not None:
         for col in (1, 2):
             fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=selected - 0.5, y1=selected + 0.5,
@@ -124,7 +125,8 @@ def loss_figure(manifest: dict) -> go.Figure:
         fig.update_layout(showlegend=False)
     else:
         fig = make_subplots(rows=1, cols=2, subplot_titles=(t("viz.loss.ttt"), t("viz.loss.agree_depth")))
-        fig.add_scatter(x=steps, y=[r[1] for r in rows], mode="lines", name=t("viz.loss.loss"), row=1, col=1)
+        fig.add_scatter(x=steps, y=[r[1] for r in rows], mode="lines", name=t("viz.loss.loss"), row=1, col=1,
+                        showlegend=False)  # its panel's title names it; the legend is the right panel's depths
         for k, name in enumerate(cols[2:], start=2):
             fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", name=name.replace("top1_", ""), row=1, col=2)
     fig.update_layout(height=280, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white", font=dict(size=13))
@@ -166,7 +168,8 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
                                  marker=dict(size=16, symbol="star", color="#e8590c")), row=1, col=2)
         fig.update_xaxes(title_text=t("viz.spec.n"), row=1, col=2)
     fig.update_xaxes(title_text=t("viz.eagle.t"), row=1, col=1)
-    fig.update_yaxes(title_text="ms", rangemode="tozero", row=1, col=1)
+    # the axis is the measured curve's: T separate forwards leave the top at a few tokens (they would flatten it)
+    fig.update_yaxes(title_text="ms", range=[0, 1.3 * 1000 * max(verify.values())], row=1, col=1)
     fig.update_yaxes(title_text=t("viz.eagle.tps"), row=1, col=2)
     fig.update_layout(height=380, margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.25),
                       font=dict(size=14))

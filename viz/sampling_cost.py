@@ -14,8 +14,8 @@ def _loglog(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     fig.update_layout(title=dict(text=title, x=0, font=dict(size=15)), height=420, font=dict(size=14),
                       margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white",
                       legend=dict(orientation="h", y=-0.22))
-    fig.update_xaxes(type="log", title=x, gridcolor="#eef0f5")
-    fig.update_yaxes(type="log", title=y, gridcolor="#eef0f5")
+    fig.update_xaxes(type="log", title=x, gridcolor="#eef0f5", dtick=1)  # decades only: the minor digits were
+    fig.update_yaxes(type="log", title=y, gridcolor="#eef0f5", dtick=1)  # unreadable on a projector
     return fig
 
 
@@ -64,8 +64,20 @@ def decoding_figure(rec, k: int) -> go.Figure:
     fig.update_layout(barmode="group", height=400, font=dict(size=14), plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.2),
                       title=dict(text=t("viz.cost.decoding", k=k), x=0))
-    fig.update_yaxes(type="log", title=t("viz.cost.us"), gridcolor="#eef0f5")
+    fig.update_yaxes(type="log", title=t("viz.cost.us"), gridcolor="#eef0f5", dtick=1)
     return fig
+
+
+def skipped_note(rec, regime: str, k: int | None = None, n: int | None = None) -> str | None:
+    """The points of one chart that were skipped (their predicted time was over the budget), in words, or None:
+    a chart has no bar or dot for them, so the caption under it names them."""
+    points = [r for r in rec.rows if r.seconds is None and r.regime == regime and (k is None or r.k == k)
+              and (n is None or r.n == n)]
+    if not points:
+        return None
+    where = {"one": lambda r: f"n = {r.n:,}" if n is None else f"k = {r.k:,}",
+             "new": lambda r: t("viz.cost.batch", b=r.batch)}
+    return t("viz.cost.skipped", points="; ".join(f"{t('cell.' + r.method)} {where[regime](r)}" for r in points))
 
 
 def cost_rows(rec) -> list[dict]:

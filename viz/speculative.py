@@ -176,19 +176,28 @@ def price_figure(rows) -> go.Figure:
 def sweep_explanation(sweep) -> str:
     """Why the measured speed-up differs from the theory curve, in words, from the sweep's own measurements:
     the theory charges a step (N c + 1) plain-token times and assumes acceptance alpha at every position; the
-    sweep measured what a step really waited (draft + verify) and the tau really reached."""
+    sweep measured the tau really reached and the speed-up, so a step really cost tau / speed-up plain tokens on
+    average (the numbers in the sentence divide into each other), and a typical (median) step's draft and verify
+    times say which part of the step the difference sits in: the draft (against N c), the verify pass (against one
+    plain token) or neither (time outside a typical step: slow steps, the first step reading the prompt)."""
     plain = 1000 / sweep.plain_tokens_per_s             # ms per token of plain decoding, this run
     best, last = sweep.best, sweep.rows[-1]
     parts = [t("viz.why.plain", ms=plain)]
     for r in ([best] if best.n == last.n else [best, last]):
         verify = max(0.0, r.step_ms_median - r.draft_ms_per_step)
         cost_theory = r.n * r.c + 1                          # step cost the theory charges, in plain tokens
-        cost = r.step_ms_median / plain                       # what the median step cost
+        cost = r.tau / r.speedup if r.speedup > 0 else r.step_ms_median / plain  # what a step cost on average
         tau_gap, cost_gap = r.tau / r.tau_theory, cost_theory / cost
-        cause = (t("viz.why.acceptance", tau=r.tau, theory=r.tau_theory)
-                 if abs(math.log(tau_gap)) > abs(math.log(cost_gap)) else
-                 t("viz.why.cost", cost=cost, theory=cost_theory,
-                   why=t("viz.why.verify") if verify / plain > 1.15 else t("viz.why.draft")))
-        parts.append(t("viz.why.step", n=r.n, ms=r.step_ms_median, draft=r.draft_ms_per_step, verify=verify,
-                       ratio=verify / plain, speedup=r.speedup, theory=r.speedup_theory, cause=cause))
+        if abs(math.log(tau_gap)) > abs(math.log(cost_gap)):
+            cause = t("viz.why.acceptance_low" if r.tau < r.tau_theory else "viz.why.acceptance_high",
+                      tau=r.tau, theory=r.tau_theory)
+        else:
+            draft_part, verify_part = r.draft_ms_per_step / plain, verify / plain
+            gaps = {"draft": draft_part - r.n * r.c, "verify": verify_part - 1.0,
+                    "other": cost - draft_part - verify_part}
+            part = max(gaps, key=lambda k: abs(gaps[k]))
+            why = t(f"viz.why.{part}", ratio=verify_part, draft=draft_part, nc=r.n * r.c)
+            cause = t("viz.why.cost", cost=cost, theory=cost_theory, why=why)
+        parts.append(t("viz.why.step", n=r.n, cost=cost, tau=r.tau, ms=r.step_ms_median, draft=r.draft_ms_per_step,
+                       verify=verify, ratio=verify / plain, speedup=r.speedup, theory=r.speedup_theory, cause=cause))
     return " ".join(parts)

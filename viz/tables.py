@@ -60,15 +60,15 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
             continue
         is_ref = r is ref
         speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
-        rows.append({**row, "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
-                     "tokens/s": _r(r.tokens_per_s, 2),
+        rows.append({**row,  # what to look at first (the page's "Look first at") before the scroll on a projector
                      "speed-up": t("cmp.reference", lang) if is_ref else _fmt(speedup),
+                     "same text as reference": "–" if ref is None or is_ref else
+                     t("cmp.shown.yes" if r.tokens == ref.tokens else "cmp.no", lang),
+                     "tokens/s": _r(r.tokens_per_s, 2), "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
                      "target forwards": r.target_forwards,
                      "log p (output)": _fmt(r.logprob, 1) if r.logprob is not None else "–",
                      "τ": _fmt(r.tau),
                      "acceptance by depth": " / ".join(f"{a:.2f}" for a in r.acceptance_by_depth) or "–",
                      "distinct-2": _r(r.distinct_2, 2),
-                     "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
-                     "same text as reference": "–" if ref is None or is_ref else
-                     t("cmp.shown.yes" if r.tokens == ref.tokens else "cmp.no", lang)})
+                     "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})"})
     return rows

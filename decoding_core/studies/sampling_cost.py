@@ -1,6 +1,7 @@
 """The cost of drawing a token, measured in both regimes, with each method's exactness checked."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,9 +45,19 @@ class SamplingCost:
     stopped: bool = False
 
 
+QUICK_S = 0.01  # a call this fast is timed more often: one hiccup of the machine would otherwise be a spike
+
+
 def _timed(fn, repeats: int) -> float:
-    """Median of ``repeats`` timed calls after one untimed warm-up call when repeats > 1."""
-    return median_time(fn, repeats, warmup=1 if repeats > 1 else 0)
+    """Median of ``repeats`` timed calls after one timed warm-up call when repeats > 1; where the warm-up took under
+    ``QUICK_S``, of 3 x ``repeats`` calls (cheap, and a median of three once showed torch.multinomial 200x slower at
+    one draw than at ten)."""
+    if repeats <= 1:
+        return median_time(fn, 1, warmup=0)
+    t0 = time.perf_counter()
+    fn()
+    quick = time.perf_counter() - t0 < QUICK_S
+    return median_time(fn, 3 * repeats if quick else repeats, warmup=0)
 
 
 def _k_logits(logits: torch.Tensor, k: int) -> torch.Tensor:

@@ -1,5 +1,7 @@
 """AppTest drives the EAGLE page on the embedded model and its shipped head."""
-from tests.app.conftest import open_app
+import re
+
+from tests.app.conftest import open_app, page_path
 
 PAGE = "pages/eagle.py"
 
@@ -11,7 +13,7 @@ def test_steps_show_tree_and_mask():
     at.button(key="eagle_step").click().run()
     assert len(at.get("graphviz_chart")) == 1
     assert len(at.get("plotly_chart")) >= 1
-    assert float(next(m.value for m in at.metric if m.label == "Mean accepted length τ")) >= 1.0
+    assert float(next(m.value for m in at.metric if m.label == "Mean accepted τ")) >= 1.0
     at.selectbox(key="eagle_node_1").set_value(1).run()
     assert any("attends to the whole prefix" in m.value for m in at.markdown)
     assert not at.exception
@@ -50,7 +52,8 @@ def test_both_heads_step_and_size_for_the_device():
         assert any("Draft vocabulary" in m.value for m in at.markdown)
         sized = next(c.value for c in at.caption if "Sized for this device" in c.value)
         # the disabled sliders show the size that runs, not their own last values
-        assert f"**{at.slider(key='total_tokens').value} tokens, depth {at.slider(key='tree_depth').value}**" in sized
+        total, depth = at.slider(key="total_tokens").value, at.slider(key="tree_depth").value
+        assert f"**{total} tokens (the root + {total - 1} drafted), depth {depth}**" in sized
         assert at.slider(key="total_tokens").disabled
         assert any(h.value == "Choosing the tree size for this device" for h in at.header)
     at.toggle(key="tree_auto").set_value(False).run()
@@ -84,6 +87,10 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     table = at.dataframe[-1].value
     assert (table["same text as reference"].iloc[1:] == "yes").all()
     assert table.iloc[-1].iloc[0].endswith("+ 8-token lookup branch)")
+    # speculative decoding runs as on its own page: its defaults and the N it sizes for this device
+    n = re.search(r"shipped draft, N (\d+), copy weight 0.3, \+ lookup 8, \+ runner-ups", table.iloc[1].iloc[0]).group(1)
+    at.switch_page(page_path("pages/speculative.py")).run()
+    assert any(e.label.startswith(f"Sized for this device: N = {n} ") for e in at.expander)
     assert not at.exception
 
 

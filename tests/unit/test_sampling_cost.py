@@ -44,3 +44,9 @@ def test_study_skips_over_budget_points_and_names_crossovers():
     assert skipped and all(r.note.startswith("skipped: predicted") for r in skipped)
     assert any(r.method == "gumbel-max" and r.n == 100000 for r in skipped)  # O(nk) = 5e8 numbers
     assert any("fastest is" in c for c in rec.crossovers)
+    # the charts have no dot for a skipped point: the caption under each names them
+    from viz.sampling_cost import skipped_note
+
+    note = skipped_note(rec, "one", k=5000)
+    assert note.startswith("Not measured") and "gumbel-max n = 100,000" in note
+    assert skipped_note(rec, "one", k=5000, n=1) is None  # nothing skipped at one draw

@@ -57,3 +57,34 @@ def test_forward_and_draft_costs_are_merged_with_an_earlier_process(tmp_path, mo
     store.write_text(json.dumps({**keys, draft_key: {"1": step / 10}}))
     monkeypatch.setattr(sizing, "_costs", {})
     assert sizing.draft_step_cost(lm, lm, prefix=8, rounds=1) == pytest.approx(step / 10)
+
+
+def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
+    """known_forward_s reads the fastest one-token forward stored for this model (measuring nothing); the pages warn
+    under a timing whose plain decoding took more than BUSY times that per token, and stay quiet otherwise or where
+    nothing was ever measured."""
+    from ui import lab
+
+    store = tmp_path / "costs.json"
+    monkeypatch.setattr(sizing, "cost_store", lambda: store)
+    lm = make_tiny_lm(seed=0)
+    assert sizing.known_forward_s(lm) is None  # never measured: no figure, no warning
+    store.write_text(json.dumps({sizing._store_key(lm, "forward after 128"): {"1": 0.05, "4": 0.06}}))
+    assert sizing.known_forward_s(lm) == 0.05
+
+    class Where:
+        def __init__(self):
+            self.said = []
+
+        def warning(self, text):
+            self.said.append(text)
+
+    where = Where()
+    assert not lab.busy_warning(where, lm, 1 / 0.06)  # 60 ms a token: a quiet machine's overhead
+    assert not lab.busy_warning(where, lm, None) and not lab.busy_warning(where, lm, 0.0)
+    assert lab.busy_warning(where, lm, 1 / 0.2)  # 200 ms a token: 4x the fastest forward
+    assert where.said == ["Plain decoding took 200 ms a token in this measurement, 4.0× the fastest one-token forward "
+                          "measured on this machine (50 ms): something else was using the processor, so these timings "
+                          "and speed-ups are unreliable. Measure again when the machine is quiet."]
+    store.write_text("{damaged")
+    assert sizing.known_forward_s(lm) is None and not lab.busy_warning(where, lm, 1 / 0.2)

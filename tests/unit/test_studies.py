@@ -87,6 +87,12 @@ def test_compare_rows_carry_the_output_its_origins_log_prob_and_seed_overlap(tar
     g.run()
     assert greedy.token_probs == tuple(s.prob for s in g.history)
     assert greedy.overlap == pytest.approx(1.0) and 0.0 <= sample.overlap < 1.0
+    # the table leads with what to look at first: the speed-up and whether the text is the reference's
+    from viz.tables import compare_rows
+
+    rows = compare_rows(rec)
+    assert list(rows[1])[:3] == ["strategy", "speed-up", "same text as reference"]
+    assert rows[1]["same text as reference"] == "yes" and rows[3]["same text as reference"] == "no"
 
 
 def test_compare_reports_a_strategy_that_cannot_be_built(target, loaders):

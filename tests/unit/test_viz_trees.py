@@ -93,7 +93,20 @@ def test_sweep_explanation_names_the_larger_gap_from_the_measurements():
     # plain decoding 20 tok/s = 50 ms/token. N = 4: the verify pass costs 90 ms (1.8 tokens), draft 20 ms.
     slow_verify = SweepRow(4, 2.0, 0.25, 0.9, 0.1, 2.1, 1.5, 110.0, 130.0, 20.0, 1.0)
     text = sweep_explanation(Sweep((slow_verify,), 0.4, 0.1, 20.0))
-    assert "50 ms" in text and "1.80× one plain token" in text and "verifying N + 1 tokens" in text
+    assert "50 ms" in text and "mostly the verify pass (1.80× one plain token" in text
+    assert "a step cost 2.22 plain tokens on average (τ 2.00 ÷ the measured 0.90×)" in text  # they divide
     # the same costs as the theory (1.4 tokens per step), but tau far below alpha's prediction
     low_tau = SweepRow(4, 1.2, 0.05, 0.86, 0.1, 2.1, 1.5, 70.0, 80.0, 20.0, 1.0)
-    assert "acceptance: τ reached 1.20 where α predicts 2.10" in sweep_explanation(Sweep((low_tau,), 0.4, 0.1, 20.0))
+    text = sweep_explanation(Sweep((low_tau,), 0.4, 0.1, 20.0))
+    assert "acceptance: τ reached 1.20 where α predicts 2.10 (later drafts are accepted less often" in text
+    # tau ABOVE alpha's prediction: said the other way round
+    high_tau = SweepRow(3, 2.0, 0.6, 1.98, 0.1, 1.2, 1.0, 50.0, 60.0, 13.0, 1.0)
+    assert "accepted more often than α" in sweep_explanation(Sweep((high_tau,), 0.4, 0.1, 20.0))
+    # a step cheaper than the theory charges because the verify pass cost less than a plain token (the walkthrough's
+    # case: draft 13 ms = 0.26 plain tokens = N c, verify 0.80x): the verify pass is named, not the draft
+    cheap_verify = SweepRow(3, 1.2, 0.1, 1.13, 0.0867, 1.2, 0.9, 53.0, 60.0, 13.0, 1.0)
+    text = sweep_explanation(Sweep((cheap_verify,), 0.4, 0.0867, 20.0))
+    assert "mostly the verify pass (0.80× one plain token" in text and "mostly the draft" not in text
+    # slow steps outside the median: the third cause
+    tail = SweepRow(2, 1.5, 0.25, 0.6, 0.1, 1.5, 1.2, 60.0, 200.0, 10.0, 1.0)
+    assert "mostly time outside a typical step" in sweep_explanation(Sweep((tail,), 0.4, 0.1, 20.0))

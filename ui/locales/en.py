@@ -30,7 +30,7 @@ TEXT = {
     'page.compare.caption': ('Two to six columns, each a strategy with its own settings, on the same prompt, seed,'
                              ' length, device and dtype, run one after another on the shared model.'),
     'page.glossary.caption': ('Every metric and term on these pages, defined the way the app computes it. Metrics'
-                              ' elsewhere link here (the ⓘ next to them).'),
+                              ' elsewhere link here (through the ? next to them).'),
     'page.notebook': 'Notebook: `{path}` (the same steps in Jupyter)',
 
     # Home
@@ -171,8 +171,9 @@ TEXT = {
                    'training-time test fixes*: at depth 2 and deeper the head must read its OWN predicted '
                    "features, which are never exactly the target's. EAGLE-1 was trained on true features only, so "
                    'its errors compound with depth; EAGLE-3 is trained by unrolling itself several steps and '
-                   'feeding back its own outputs, exactly as it drafts. The per-depth acceptance chart above shows '
-                   'the effect.'),
+                   'feeding back its own outputs, exactly as it drafts. To see the effect, switch the head above between '
+                   "EAGLE-1 and EAGLE-3: the trained head's figures below give its held-out agreement with the target "
+                   "at each depth, and *Measure* above charts this prompt's acceptance by depth."),
     'eagle.cmp': ('Same prompt, length, device and dtype, measured now in this session (greedy, so all three produce '
                   'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding.'),
     'eagle.depth': ('For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the '
@@ -341,8 +342,10 @@ TEXT = {
     'glossary.tv-distance': 'TV distance',
     'glossary.tv-distance.text': ('Total-variation distance between two distributions, ½ Σ |p − q|: the largest '
                                   'difference in probability they give any set of tokens. 0 = identical; an '
-                                  'empirical histogram of M draws from p has TV about √(V / M) / 2 from sampling '
-                                  'noise alone.'),
+                                  'empirical histogram of M draws from p is off by TV ≈ ½ Σ √(2 p (1 − p) / (π M)) '
+                                  'from sampling noise alone: at most about √(V / M) / 2, with V the number of tokens '
+                                  'that have real probability (a few dozen for a peaked next-token distribution, not '
+                                  'the 49,152 of the vocabulary).'),
     'glossary.chi-square': 'Chi-square test',
     'glossary.chi-square.text': ('Compares counts with the exact probabilities; a p-value that is not tiny (say > '
                                  '0.001) means the counts are consistent with the sampler being exact.'),
@@ -685,6 +688,7 @@ TEXT = {
     'viz.cost.vs_k': '{n:,} draws from one distribution, against its size k',
     'viz.cost.categories_k': 'categories k',
     'viz.cost.batch': 'batch {b}',
+    'viz.cost.skipped': 'Not measured (their predicted time was over the time budget per point): {points}.',
     'viz.cost.decoding': 'One draw from each new distribution, as in decoding (k = {k:,})',
     'viz.cost.us': 'µs per distribution',
     'col.method': 'method',
@@ -811,15 +815,24 @@ TEXT = {
     'viz.spec.median': 'step, median',
     'viz.spec.draft_part': 'draft part',
     'viz.spec.logits_mib': 'logits + probabilities (MiB)',
+    'busy.warning': ('Plain decoding took {ms:.0f} ms a token in this measurement, {times:.1f}× the fastest one-token forward '
+                     'measured on this machine ({fastest:.0f} ms): something else was using the processor, so these '
+                     'timings and speed-ups are unreliable. Measure again when the machine is quiet.'),
     'viz.why.plain': 'Plain decoding took **{ms:.0f} ms** per token here.',
-    'viz.why.acceptance': ('acceptance: τ reached {tau:.2f} where α predicts {theory:.2f} (later drafts are accepted '
-                           'less often than α)'),
+    'viz.why.acceptance_low': ('acceptance: τ reached {tau:.2f} where α predicts {theory:.2f} (later drafts are '
+                               'accepted less often than α)'),
+    'viz.why.acceptance_high': ('acceptance: τ reached {tau:.2f} where α predicts {theory:.2f} (later drafts are '
+                                'accepted more often than α: where the draft agrees with the target, it tends to go '
+                                'on agreeing)'),
     'viz.why.cost': "the step's cost: {cost:.2f} plain tokens where the theory charges {theory:.2f}{why}",
-    'viz.why.verify': ', because verifying N + 1 tokens costs more than one forward',
-    'viz.why.draft': ', mostly the draft',
-    'viz.why.step': ('At **N = {n}** a step waited **{ms:.0f} ms**: the draft {draft:.0f} ms and the verify pass '
-                     '{verify:.0f} ms (= {ratio:.2f}× one plain token; the theory counts 1.00×). Measured '
-                     "{speedup:.2f}× against the theory's {theory:.2f}×; the larger gap is {cause}."),
+    'viz.why.verify': ', mostly the verify pass ({ratio:.2f}× one plain token, where the theory counts 1.00×)',
+    'viz.why.draft': ', mostly the draft ({draft:.2f} plain tokens a step, where the theory counts N·c = {nc:.2f})',
+    'viz.why.other': (', mostly time outside a typical step (steps slower than the median, the first step reading '
+                      'the prompt)'),
+    'viz.why.step': ('At **N = {n}** a step cost {cost:.2f} plain tokens on average (τ {tau:.2f} ÷ the measured '
+                     '{speedup:.2f}×); a typical (median) step waited **{ms:.0f} ms**: the draft {draft:.0f} ms and '
+                     'the verify pass {verify:.0f} ms (= {ratio:.2f}× one plain token; the theory counts 1.00×). '
+                     "Measured {speedup:.2f}× against the theory's {theory:.2f}×; the larger gap is {cause}."),
     'spec.test.greedy': 'accept y while y = argmax p',
     'spec.test.topk': 'accept y while y ∈ top-{k}(p)',
     'spec.test.sample': 'accept y if u < min(1, p(y)/q(y))',
@@ -846,7 +859,9 @@ TEXT = {
     'spec.verifying': 'Verifying the first draft token many times…',
     'spec.press_step': 'Press **Step**: the draft proposes N tokens and the target verifies them in one forward.',
     'spec.step': ("**Step {n}**: {drafted} drafted, **{accepted} accepted**, then the target's **{source}** `{token}` "
-                  '→ {emitted} tokens from one target forward (draft {draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
+                  '→ {emitted} {unit} from one target forward (draft {draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
+    'spec.unit.one': 'token',
+    'spec.unit.many': 'tokens',
     'spec.stopped': ('The draft stopped after {token!r}: its confidence q = {q:.2f} was below the stop ({stop:.2f}), '
                      'so it proposed fewer than N = {n} tokens.'),
     'spec.no_draft': ('No draft this step (prompt lookup found no earlier match, or one token of budget was left): '
@@ -865,7 +880,7 @@ TEXT = {
                     'in the text above.'),
     'spec.m.acceptance': 'Acceptance rate',
     'spec.m.acceptance.help': "A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.",
-    'spec.m.tau': 'Mean accepted length τ',
+    'spec.m.tau': 'Mean accepted τ',
     'spec.m.tau.help': ("(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding "
                         '= 1.00).'),
     'spec.m.forwards': 'Target forwards',
@@ -934,12 +949,11 @@ TEXT = {
                      'The auto size counts them (it was measured with the branch); on this CPU the branch came out '
                      'level with the tree alone, so it is off by default.'),
     'eagle.others_work': 'The other pages keep working. The heads are trained for the embedded SmolLM2 only.',
-    'eagle.sized': ('Sized for this device: **{total} tokens, depth {depth}** (held-out τ {tau:.2f}; at most '
+    'eagle.sized': ('Sized for this device: **{total} tokens (the root + {drafted} drafted), depth {depth}** (held-out τ {tau:.2f}; at most '
                     '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
     'eagle.size_reason': 'Tree size {total}, depth {depth}: {reason}.',
     'eagle.h.speed': 'Speed: EAGLE against plain decoding and vanilla speculative decoding',
     'eagle.cmp.plain': 'plain target decoding',
-    'eagle.cmp.spec': 'speculative (shipped draft, N = 4)',
     'eagle.h.sizing': 'Choosing the tree size for this device',
     'eagle.sizing_lookup': ('With the {n}-token lookup branch a verify pass holds more than the tree: on held-out '
                             'instructions {tokens:.1f} tokens on average at the chosen size (the branch is often '
@@ -981,6 +995,12 @@ TEXT = {
     'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added (copying after {gate}-3 matching tokens): τ **{tau:.2f}**.',
     'eagle.agree_depth': 'Held-out top-1 agreement with the target by depth (training-time test): {values}.',
     'eagle.agree': 'Held-out top-1 agreement with the target (true features): {value:.2f}.',
+    'eagle.loss_caption': ('The curves of the last training run ({steps} steps; the head has had {total} in all, each run '
+                           'warm-started from the one before: the manifest lists them). Each point is one batch, and batches '
+                           'differ in how predictable their text is, hence the noise; a head trained this long no longer '
+                           'lowers its loss much within one run.'),
+    'eagle.loss_caption_one': ('The training curves ({steps} steps). Each point is one batch, and batches differ in how '
+                               'predictable their text is, hence the noise.'),
     'eagle.manifest': 'The manifest',
 
     # The Compare strategies page
@@ -1077,6 +1097,7 @@ TEXT = {
     'viz.tree.the_prompt': 'the prompt',
     'viz.tree.prompt': 'prompt',
     'viz.tree.root': 'root',
+    'viz.tree.below': '+{n} below',
     'viz.tree.copied': 'copied',
 
     # Loading and measuring once; the EAGLE loss curves; tree tooltips; what an export needs
@@ -1105,6 +1126,12 @@ TEXT = {
     'cell.length-limit': 'length-limit',
     'cell.sampled prefix': 'sampled prefix',
     'cell.accepted': 'accepted',
+    'col.source': 'source',
+    'cell.draft': 'draft',
+    'cell.runner-up': 'runner-up',
+    'cell.copy': 'copy',
+    'cell.lookup': 'lookup',
+    'cell.head': 'head',
     'cell.rejected': 'rejected',
     'cell.discarded': 'discarded',
     'cell.one': 'one',

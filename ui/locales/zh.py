@@ -27,7 +27,7 @@ TEXT = {
                            'EAGLE-1 和 EAGLE-3。'),
     'page.compare.caption': ('二到六列，每列是一种带有自己设置的解码策略；同一提示词、随机种子、长度、设备和数据类型，'
                              '在共享模型上依次运行。'),
-    'page.glossary.caption': '这些页面上的每个指标和术语，按应用实际的计算方式定义。其他页面的指标会链接到这里（旁边的 ⓘ）。',
+    'page.glossary.caption': '这些页面上的每个指标和术语，按应用实际的计算方式定义。其他页面的指标会通过旁边的 ? 链接到这里。',
     'page.notebook': '笔记本：`{path}`（在 Jupyter 中走同样的步骤）',
 
     # 首页
@@ -126,7 +126,7 @@ TEXT = {
                     '验证传递的成本（大小会变的传递，按它出现过的每种大小计成本，以频率加权：所选 N 平均每次 {pass_ms:.0f} ms）。'),
     'eagle.mask': ('每个节点：它的 token、它在树中的编号，以及草稿头的累积置信度 q（百分比，沿路径的草稿概率之积）。'
                    '绿色 = 被接受的路径（含根）；虚线 = 被拒绝的分支。紧凑视图显示被接受的路径及从它分出的备选'
-                   '（“+n below”：备选下方隐藏的草稿节点数）；“whole tree” 显示每个节点。蓝色“复制”：查找分支的节点'
+                   '（“下方另有 n 个”：备选下方隐藏的草稿节点数）；“整棵树”显示每个节点。蓝色“复制”：查找分支的节点'
                    '（没有草稿概率：它是从文本中复制的，不是草稿头起草的）。'),
     'eagle.sizing': ('树越大，每步接受的 token 越多，但目标模型对 T 个 token 的验证传递并不免费：在 GPU 上，直到几十个'
                      ' token 的代价都和一个 token 差不多；在 CPU 上它随 T 增长：使用分块内核（每个权重只读一次，供所有行共用）时，到约 8 个 token 为止增长很慢，之后更快（左：在本机实测，取迄今每次测量中最快的值）。草稿头在每种规模下的'
@@ -143,7 +143,7 @@ TEXT = {
                    ' 49,152 行的 head 便宜数倍；目标模型仍在完整词汇表上验证，所以不损失任何东西。*训练时测试*'
                    ' (training-time test) *修正了什么*：在深度 2 及更深处，草稿头必须读入它*自己*预测的特征，而这些特征'
                    '永远不会与目标模型的完全相同。EAGLE-1 只用真实特征训练，误差随深度累积；EAGLE-3 训练时把自己展开'
-                   '若干步并回灌自己的输出，和起草时完全一样。上面按深度的接受率图展示了效果。'),
+                   '若干步并回灌自己的输出，和起草时完全一样。要看效果，可在上方把草稿头在 EAGLE-1 与 EAGLE-3 之间切换：下面训练所得草稿头的数字给出它在留出数据上每个深度与目标模型的一致率，上方的*测量*则画出这个提示词按深度的接受率。'),
     'eagle.cmp': ('同一提示词、长度、设备和数据类型，现在在本会话中实测（贪婪，所以三者产生相同的文本）。'
                   '加速比 = tokens/s ÷ 普通目标解码的 tokens/s。'),
     'eagle.depth': '对于链（推测性解码），深度 d 是第 d 个草稿；对于树，是被接受路径上的第 d 个节点。树在每个深度同时检查多个猜测，所以在它具有的每个深度上有更多步被接受；为这台 CPU 选定的树较浅（深度写在名称里），因此 N 个草稿的链可能走得更远。',
@@ -260,7 +260,8 @@ TEXT = {
     'glossary.section.samplers': '检验采样器',
     'glossary.tv-distance': 'TV 距离（总变差距离）',
     'glossary.tv-distance.text': ('两个分布之间的总变差距离 ½ Σ |p − q|：它们对任一 token 集合给出的概率的最大差。0 = 完全相同；'
-                                  '从 p 抽取 M 次的经验直方图仅因采样噪声就有约 √(V / M) / 2 的 TV。'),
+                                  '从 p 抽取 M 次的经验直方图仅因采样噪声就有 TV ≈ ½ Σ √(2 p (1 − p) / (π M))：至多约 √(V / M) / 2，'
+                                  '其中 V 是真正有概率的 token 数（对尖锐的下一个 token 分布只有几十个，而不是词汇表的 49,152 个）。'),
     'glossary.chi-square': '卡方检验 (chi-square test)',
     'glossary.chi-square.text': '把计数与精确概率比较；p 值不极小（比如 > 0.001）说明计数与“采样器是精确的”一致。',
     'glossary.gumbel-max': 'Gumbel-max（Gumbel Max 技巧）',
@@ -377,7 +378,7 @@ TEXT = {
     'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容；“投机解码”页单独使用的提示词查找草稿在只匹配 1 个 token 时也会复制）。0 = 关闭。',
     'p.eagle_sample': '采样（无损树采样）而非贪婪',
     'p.eagle_tree_view': '树显示',
-    'p.eagle_tree_view.help': 'compact：被接受的路径及从它分出的备选，每个备选标出其下方的草稿节点数；whole tree：每个草稿节点。',
+    'p.eagle_tree_view.help': '紧凑：被接受的路径及从它分出的备选，每个备选标出其下方的草稿节点数；整棵树：每个草稿节点。',
     'p.eagle_tree_view.compact': '紧凑',
     'p.eagle_tree_view.whole tree': '整棵树',
     'p.eagle_max_new': '最多新 token 数',
@@ -558,6 +559,7 @@ TEXT = {
     'viz.cost.vs_k': '从一个分布中抽取 {n:,} 次，随其大小 k 的变化',
     'viz.cost.categories_k': '类别数 k',
     'viz.cost.batch': '批大小 {b}',
+    'viz.cost.skipped': '未测量（预测用时超过每点的时间预算）：{points}。',
     'viz.cost.decoding': '像解码一样，从每个新分布中各抽一次（k = {k:,}）',
     'viz.cost.us': '每个分布的 µs',
     'col.method': '方法',
@@ -677,12 +679,18 @@ TEXT = {
     'viz.spec.median': '单步，中位数',
     'viz.spec.draft_part': '草稿部分',
     'viz.spec.logits_mib': 'logits + 概率 (MiB)',
+    'busy.warning': ('这次测量中普通解码每个 token 用了 {ms:.0f} ms，是本机测得最快的单 token 前向传递（{fastest:.0f} ms）的 '
+                     '{times:.1f}×：有别的程序在占用处理器，所以这些耗时和加速比不可靠。请在机器空闲时再测一次。'),
     'viz.why.plain': '这里普通解码每个 token 用时 **{ms:.0f} ms**。',
-    'viz.why.acceptance': '接受率：τ 只达到 {tau:.2f}，而 α 预测 {theory:.2f}（靠后的草稿被接受的频率低于 α）',
-    'viz.why.cost': '单步成本：{cost:.2f} 个普通 token，而理论只计 {theory:.2f}{why}',
-    'viz.why.verify': '，因为验证 N + 1 个 token 比一次前向传递更贵',
-    'viz.why.draft': '，主要是草稿',
-    'viz.why.step': ('在 **N = {n}** 时一步等待 **{ms:.0f} ms**：草稿 {draft:.0f} ms，验证传递 {verify:.0f} ms（= 一个普通 token 的 '
+    'viz.why.acceptance_low': '接受率：τ 只达到 {tau:.2f}，而 α 预测 {theory:.2f}（靠后的草稿被接受的频率低于 α）',
+    'viz.why.acceptance_high': ('接受率：τ 达到 {tau:.2f}，而 α 只预测 {theory:.2f}（靠后的草稿被接受的频率高于 α：'
+                                '草稿一旦与目标模型一致，往往会继续一致）'),
+    'viz.why.cost': '单步成本：{cost:.2f} 个普通 token，而理论计 {theory:.2f}{why}',
+    'viz.why.verify': '，主要在验证传递（一个普通 token 的 {ratio:.2f}×，理论按 1.00× 计）',
+    'viz.why.draft': '，主要在草稿（每步 {draft:.2f} 个普通 token，理论按 N·c = {nc:.2f} 计）',
+    'viz.why.other': '，主要在典型单步之外的时间（比中位数慢的步、读入提示词的第一步）',
+    'viz.why.step': ('在 **N = {n}** 时一步平均花费 {cost:.2f} 个普通 token（τ {tau:.2f} ÷ 实测 {speedup:.2f}×）；'
+                     '典型的（中位数）一步等待 **{ms:.0f} ms**：草稿 {draft:.0f} ms，验证传递 {verify:.0f} ms（= 一个普通 token 的 '
                      '{ratio:.2f}×；理论按 1.00× 计）。实测 {speedup:.2f}×，理论 {theory:.2f}×；较大的差距来自{cause}。'),
     'spec.test.greedy': '当 y = argmax p 时接受 y',
     'spec.test.topk': '当 y ∈ top-{k}(p) 时接受 y',
@@ -708,7 +716,9 @@ TEXT = {
     'spec.verifying': '正在多次验证第一个草稿 token…',
     'spec.press_step': '点击 **单步**：草稿模型提出 N 个 token，目标模型在一次前向传递中验证它们。',
     'spec.step': ('**第 {n} 步**：起草 {drafted} 个，**接受 {accepted} 个**，然后是目标模型的**{source}** `{token}` → 一次目标前向传递产出 '
-                  '{emitted} 个 token（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
+                  '{emitted} {unit}（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
+    'spec.unit.one': '个 token',
+    'spec.unit.many': '个 token',
     'spec.stopped': '草稿模型在 {token!r} 之后停下：它的置信度 q = {q:.2f} 低于停止阈值（{stop:.2f}），所以提出的 token 少于 N = {n} 个。',
     'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
@@ -785,11 +795,10 @@ TEXT = {
                      '这在 CPU 上要花时间。自动规模会把这些 token 计入（τ 表是带分支测的）；在这台 CPU 上加分支与只用树实测持平，所以默认关闭。'),
     'eagle.sampling_settings': '采样设置',
     'eagle.others_work': '其他页面照常工作。这些草稿头只为内置的 SmolLM2 训练。',
-    'eagle.sized': '按本设备选择：**{total} 个 token，深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
+    'eagle.sized': '按本设备选择：**{total} 个 token（根 + {drafted} 个草稿），深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
     'eagle.size_reason': '树的规模 {total}，深度 {depth}：{reason}。',
     'eagle.h.speed': '速度：EAGLE 对比普通解码和普通推测性解码',
     'eagle.cmp.plain': '普通目标解码',
-    'eagle.cmp.spec': '推测性解码（自带草稿模型，N = 4）',
     'eagle.h.sizing': '为本设备选择树的规模',
     'eagle.sizing_lookup': ('加上 {n} 个 token 的查找分支后，一次验证传递的 token 比树本身多：在留出指令上，所选规模平均 '
                             '{tokens:.1f} 个 token（分支常常短于 {n}，或与树合并）。各规模按它在那里出现过的每种传递大小计成本'
@@ -821,6 +830,10 @@ TEXT = {
     'eagle.heldout_tau_lookup': '同一棵树再加一条 {n} 个 token 的查找分支（匹配 {gate}-3 个 token 后才复制）：τ **{tau:.2f}**。',
     'eagle.agree_depth': '留出数据上按深度与目标模型的 top-1 一致率（训练时测试）：{values}。',
     'eagle.agree': '留出数据上与目标模型的 top-1 一致率（真实特征）：{value:.2f}。',
+    'eagle.loss_caption': ('这是最后一次训练的曲线（{steps} 步；该草稿头总共训练了 {total} 步，每次都从上一次的结果继续：'
+                           '清单 manifest 里逐次列出）。每个点是一个批次，各批次文本的可预测程度不同，所以曲线有噪声；'
+                           '训练了这么久的草稿头，在一次训练中损失已不再明显下降。'),
+    'eagle.loss_caption_one': '训练曲线（{steps} 步）。每个点是一个批次，各批次文本的可预测程度不同，所以曲线有噪声。',
     'eagle.manifest': '清单 (manifest)',
 
     # 策略对比页
@@ -916,6 +929,7 @@ TEXT = {
     'viz.tree.the_prompt': '提示词',
     'viz.tree.prompt': '提示词',
     'viz.tree.root': '根',
+    'viz.tree.below': '下方另有 {n} 个',
     'viz.tree.copied': '复制',
 
     # 一次性加载与测量；EAGLE 损失曲线；树节点提示；导出所需
@@ -995,6 +1009,12 @@ TEXT = {
     'cell.length-limit': '到达长度上限',
     'cell.sampled prefix': '采样前缀',
     'cell.accepted': '接受',
+    'col.source': '来源',
+    'cell.draft': '草稿',
+    'cell.runner-up': '次选',
+    'cell.copy': '复制',
+    'cell.lookup': '查找分支',
+    'cell.head': '草稿头',
     'cell.rejected': '拒绝',
     'cell.discarded': '丢弃',
     'cell.one': '同一个分布',
