@@ -75,3 +75,7 @@ def test_stepping_pages_stay_chinese_after_step_and_run_to_the_end(name):
         at.button(key=f"{'spec' if name == 'speculative' else name}_{action}").click().run()
         assert not at.exception, [e.value for e in at.exception]
         assert not english_left(at), (action, english_left(at))
+        if name == "speculative" and action == "step":  # the step table's words: its headers and the draft sources
+            table = at.dataframe[0].value
+            assert "来源" in table.columns and "source" not in table.columns
+            assert set(table["来源"]) <= {"草稿", "次选", "复制", "查找分支"}, set(table["来源"])
