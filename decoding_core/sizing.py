@@ -44,6 +44,7 @@ from .trees import depths as tree_depths
 LENGTHS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
 _costs: dict[tuple, dict[int, float]] = {}
 _lock = threading.Lock()
+_store_lock = threading.Lock()
 
 
 def _key(lm: LoadedModel, what: str) -> tuple:
@@ -78,17 +79,18 @@ def remember_fastest(key: str, measured: dict[int, float], store: Path | None = 
     point by point, keeping the fastest; the merge is written back. An unreadable or unwritable store: the measurement
     alone (and it is measured again next time)."""
     store = cost_store() if store is None else store
-    known = _read_store(store)
-    old = known.get(key) if isinstance(known.get(key), dict) else {}
-    merged = {}
-    for t, v in measured.items():
-        try:
-            before = float(old.get(str(t), v))
-        except (TypeError, ValueError):
-            before = v
-        merged[t] = min(v, before) if before > 0 else v
-    known[key] = {str(t): v for t, v in merged.items()}
-    _write_store(store, known)
+    with _store_lock:  # the app's sessions are threads of one process: one read-merge-write at a time
+        known = _read_store(store)
+        old = known.get(key) if isinstance(known.get(key), dict) else {}
+        merged = {}
+        for t, v in measured.items():
+            try:
+                before = float(old.get(str(t), v))
+            except (TypeError, ValueError):
+                before = v
+            merged[t] = min(v, before) if before > 0 else v
+        known[key] = {str(t): v for t, v in merged.items()}
+        _write_store(store, known)
     return merged
 
 

@@ -88,3 +88,17 @@ def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
                           "and speed-ups are unreliable. Measure again when the machine is quiet."]
     store.write_text("{damaged")
     assert sizing.known_forward_s(lm) is None and not lab.busy_warning(where, lm, 1 / 0.2)
+
+
+def test_threads_merging_at_once_lose_nothing(tmp_path):
+    """The app's sessions are threads of one process: merges made at the same time all land in the store."""
+    import threading
+
+    store = tmp_path / "costs.json"
+    threads = [threading.Thread(target=sizing.remember_fastest, args=(f"k{i}", {1: 0.01 * (i + 1)}, store))
+               for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert json.loads(store.read_text()) == {f"k{i}": {"1": 0.01 * (i + 1)} for i in range(8)}
