@@ -23,6 +23,7 @@ visits (two sizes whose expected rates are within the noise used to swap from on
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import Counter
@@ -56,22 +57,41 @@ def cost_store() -> Path:
     return cache_root() / "sizing-costs.json"
 
 
+STORE_VERSION = 1  # raised when what a step runs changes enough to make the stored costs stale
+
+
 def _store_key(lm: LoadedModel, what: str) -> str:
     """What a cost depends on: processor, torch, threads, the model's class, size and dtype (``layout._machine_key``),
-    the device and the layout of its weights (each layout has its own cost curve)."""
+    the device (a GPU by its name), the layout of its weights (each has its own cost curve; the blocked ones by their
+    kernel build) and this module's ``STORE_VERSION``."""
+    from . import kernels
+
     lin = next((m for m in lm.model.modules() if isinstance(m, torch.nn.Linear)), None)
-    return f"{what} | {_machine_key(lm.model)} | {lm.device} | {'' if lin is None else layout_of(lin)}"
+    layout = "" if lin is None else layout_of(lin)
+    if layout.startswith("blocked"):
+        layout += f" {kernels._library_path().stem}"
+    device = str(lm.device)
+    if lm.device.type == "cuda":
+        device += f" {torch.cuda.get_device_name(lm.device)}"
+    return f"{what} | {_machine_key(lm.model)} | {device} | {layout} | v{STORE_VERSION}"
 
 
-def known_forward_s(lm: LoadedModel, prefix: int = 128) -> float | None:
-    """The fastest one-token forward measured for this model, device and layout here so far (this process or an
-    earlier one, ``forward_costs``), in seconds; None where none was. Measures nothing: a check on a timing just
-    made (was the machine busy?) reads it."""
-    try:
-        value = float(_read_store(cost_store()).get(_store_key(lm, f"forward after {prefix}"), {}).get("1"))
-    except (AttributeError, TypeError, ValueError):
+def known_forward_costs(lm: LoadedModel, prefix: int = 128) -> dict[int, float] | None:
+    """The fastest forward over T tokens measured for this model, device and layout here so far (this process or an
+    earlier one, ``forward_costs``), {T: seconds}; None where nothing (or no one-token figure) was. Measures nothing:
+    a check on a timing just made (was the machine busy?) reads it."""
+    entry = _read_store(cost_store()).get(_store_key(lm, f"forward after {prefix}"))
+    if not isinstance(entry, dict):
         return None
-    return value if value > 0 else None
+    costs = {}
+    for t, v in entry.items():
+        try:
+            t, v = int(t), float(v)
+        except (TypeError, ValueError):
+            continue
+        if t > 0 and v > 0:
+            costs[t] = v
+    return costs if 1 in costs else None
 
 
 def remember_fastest(key: str, measured: dict[int, float], store: Path | None = None) -> dict[int, float]:
@@ -79,7 +99,7 @@ def remember_fastest(key: str, measured: dict[int, float], store: Path | None = 
     point by point, keeping the fastest; the merge is written back. An unreadable or unwritable store: the measurement
     alone (and it is measured again next time)."""
     store = cost_store() if store is None else store
-    with _store_lock:  # the app's sessions are threads of one process: one read-merge-write at a time
+    with _store_lock, _file_lock(store):  # threads of the app, and other processes (the bench, a script, tests)
         known = _read_store(store)
         old = known.get(key) if isinstance(known.get(key), dict) else {}
         merged = {}
@@ -89,9 +109,38 @@ def remember_fastest(key: str, measured: dict[int, float], store: Path | None = 
             except (TypeError, ValueError):
                 before = v
             merged[t] = min(v, before) if before > 0 else v
-        known[key] = {str(t): v for t, v in merged.items()}
+        kept = {}  # points measured before and not now (another call's lengths) stay
+        for t, v in old.items():
+            try:
+                if float(v) > 0:
+                    kept[str(t)] = float(v)
+            except (TypeError, ValueError):
+                pass
+        known[key] = {**kept, **{str(t): v for t, v in merged.items()}}
         _write_store(store, known)
     return merged
+
+
+@contextlib.contextmanager
+def _file_lock(store: Path):
+    """An exclusive lock on a file beside ``store`` while it is read, merged and written (POSIX ``flock``); where
+    there is none (another OS, a read-only folder) no lock: a lost merge only costs a measurement next time."""
+    handle = None
+    try:
+        import fcntl
+
+        store.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(store.with_suffix(".lock"), "a")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if handle is not None:
+            handle.close()
+        handle = None
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.close()  # closing releases the lock
 
 
 @torch.inference_mode()
@@ -155,7 +204,8 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
         torch.softmax(logits.float(), -1).argmax()
 
     return _timed(key, step, cache, prefix, rounds, _store_key(draft, f"draft step after {prefix}, vocabulary {vocab}, "
-                                                                  f"{'lean' if draft.lean is not None else 'hf'}"))
+                                                                  f"{'lean' if draft.lean is not None else 'hf'}"),
+                  lm.device)
 
 
 @torch.inference_mode()
@@ -182,17 +232,19 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
 
     size = sum(p.numel() for p in head.parameters())
     what = f"head level {getattr(head, 'kind', 'eagle1')} {size:,}, vocabulary {None if d2t is None else d2t.numel()}"
-    return _timed(key, level, cache, prefix, rounds, _store_key(lm, f"{what}, {nodes} nodes after {prefix}"))
+    return _timed(key, level, cache, prefix, rounds, _store_key(lm, f"{what}, {nodes} nodes after {prefix}"), dev)
 
 
-def _timed(key: tuple, fn, cache, prefix: int, rounds: int, store_key: str) -> float:
-    """The fastest of ``rounds`` calls of fn after one warm-up (as ``forward_costs``), the cache cut back to
-    ``prefix`` after each, merged with earlier processes' under ``store_key`` (``remember_fastest``); remembered
-    under ``key``."""
+def _timed(key: tuple, fn, cache, prefix: int, rounds: int, store_key: str, dev: torch.device) -> float:
+    """The fastest of ``rounds`` calls of fn after one warm-up (as ``forward_costs``; on a GPU synchronised, so the
+    kernels are timed and not only their launch), the cache cut back to ``prefix`` after each, merged with earlier
+    processes' under ``store_key`` (``remember_fastest``); remembered under ``key``."""
     times = []
     for _ in range(rounds + 1):
+        _sync(dev)
         t0 = time.perf_counter()
         fn()
+        _sync(dev)
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
     out = remember_fastest(store_key, {1: min(times[1:])})[1]

@@ -243,8 +243,9 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     rows = compare_rows(cmp, states)  # English states in the CSV; the table shows them in the session's language
     table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()))
     st.caption(t("compare.caption"))
-    plain = next((r for r in runs if r.strategy == "greedy" and not r.error), None)  # plain decoding, if any column
-    busy_warning(st, lab.lm, plain.tokens_per_s if plain else None)
+    plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
+                  and states[r.label].startswith("fresh")), None)
+    busy_warning(st, lab.lm, plain and plain.tokens_per_s, plain.new_tokens if plain else 0, len(prompt_ids or []))
     with st.container(horizontal=True):
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[label_of[i]], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)

@@ -114,7 +114,8 @@ def render() -> None:
     cmp = kept("eagle_cmp", key, t("cost.measure"))
     if cmp:
         table(st, compare_rows(cmp, lang=lang()))
-        busy_warning(st, lm, cmp.runs[0].tokens_per_s if cmp.runs and not cmp.runs[0].error else None)
+        plain = cmp.runs[0] if cmp.runs and not cmp.runs[0].error else None
+        busy_warning(st, lm, plain and plain.tokens_per_s, plain.new_tokens if plain else 0, len(prompt_ids))
         depth = {say(r.label): list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")

@@ -134,7 +134,7 @@ def render() -> None:
               "spec-sweep-speed-up", width="stretch")
         st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
-        busy_warning(st, lm, sweep.plain_tokens_per_s)
+        busy_warning(st, lm, sweep.plain_tokens_per_s, sweep_run.max_new_tokens, len(prompt_ids))
         st.subheader(t("spec.h.price"))
         st.markdown(t("spec.price"))
         chart(st, price_figure(rows), "spec-price", width="stretch")
@@ -243,7 +243,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
             a.metric(t("spec.m.speedup"), f"{speedup:.2f}×", help=t("spec.m.speedup.help") + gloss("speed-up"))
             b.metric(t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
-            busy_warning(st, lm, base["new_tokens"] / base["wall_s"])
+            busy_warning(st, lm, base["new_tokens"] / base["wall_s"], base["new_tokens"], len(prompt_ids))
         st.caption(t("spec.engines"))
     download_run("speculative", lab, strategy, run, dec,
                  step_rows(dec.history[: cursor + 1], strategy.rule, has_q, copying),

@@ -271,23 +271,25 @@ def copy_link_button() -> None:
         components.html(html, height=42)
 
 
+BUSY = 2.0  # plain decoding this much slower than a quiet machine's forwards predict: the machine was busy
+BUSY_MIN_TOKENS = 8  # fewer new tokens: the first step's overheads dominate, no verdict
 
-BUSY = 2.0  # plain decoding this much slower per token than the machine's fastest one-token forward: it was busy
 
+def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None, new_tokens: int,
+                 prompt_tokens: int) -> bool:
+    """A warning under a timing when its plain decoding took more than ``BUSY`` times what this machine's fastest
+    measured forwards predict for it (``sizing.known_forward_costs``): one forward over the prompt (its prefill,
+    read off the stored curve, linear past its end) plus one one-token forward per further token. A quiet machine is
+    ~1.2x in a bare loop and ~1.3-1.5x in the app (sampling, progress per token); the walkthrough once saw EAGLE at
+    1.09x and at 2.12x on one prompt while tests ran beside it. Returns whether it warned."""
+    from decoding_core.sizing import interpolate, known_forward_costs
 
-def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None) -> bool:
-    """A warning under a timing when plain decoding, measured in it, took more than ``BUSY`` times the fastest
-    one-token forward this machine has measured for the model (``sizing.known_forward_s``; on a quiet machine 1.2x
-    in a bare loop, 1.4-1.5x in the app, which also reads the prompt and reports progress per token): another program
-    was using the processor, and speed-ups measured then
-    are unreliable (the walkthrough once saw EAGLE at 1.09x and at 2.12x on one prompt). Returns whether it warned."""
-    from decoding_core.sizing import known_forward_s
-
-    fastest = known_forward_s(lm)
-    if not fastest or not plain_tokens_per_s or plain_tokens_per_s <= 0:
+    costs = known_forward_costs(lm)
+    if not costs or not plain_tokens_per_s or plain_tokens_per_s <= 0 or new_tokens < BUSY_MIN_TOKENS:
         return False
+    quiet = (interpolate(costs, max(1, prompt_tokens)) + (new_tokens - 1) * costs[1]) / new_tokens  # s a token
     per_token = 1 / plain_tokens_per_s
-    if per_token <= BUSY * fastest:
+    if per_token <= BUSY * quiet:
         return False
-    where.warning(t("busy.warning", ms=1000 * per_token, times=per_token / fastest, fastest=1000 * fastest))
+    where.warning(t("busy.warning", ms=1000 * per_token, times=per_token / quiet, quiet=1000 * quiet))
     return True

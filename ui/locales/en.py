@@ -815,9 +815,10 @@ TEXT = {
     'viz.spec.median': 'step, median',
     'viz.spec.draft_part': 'draft part',
     'viz.spec.logits_mib': 'logits + probabilities (MiB)',
-    'busy.warning': ('Plain decoding took {ms:.0f} ms a token in this measurement, {times:.1f}× the fastest one-token forward '
-                     'measured on this machine ({fastest:.0f} ms): something else was using the processor, so these '
-                     'timings and speed-ups are unreliable. Measure again when the machine is quiet.'),
+    'busy.warning': ('Plain decoding took {ms:.0f} ms a token in this measurement, {times:.1f}× what the fastest '
+                     'forwards measured on this machine predict for it ({quiet:.0f} ms, the prompt included): the '
+                     'machine was probably busy with other work, so these timings and speed-ups are unreliable. '
+                     'Measure again when it is quiet.'),
     'viz.why.plain': 'Plain decoding took **{ms:.0f} ms** per token here.',
     'viz.why.acceptance_low': ('acceptance: τ reached {tau:.2f} where α predicts {theory:.2f} (later drafts are '
                                'accepted less often than α)'),

@@ -679,8 +679,8 @@ TEXT = {
     'viz.spec.median': '单步，中位数',
     'viz.spec.draft_part': '草稿部分',
     'viz.spec.logits_mib': 'logits + 概率 (MiB)',
-    'busy.warning': ('这次测量中普通解码每个 token 用了 {ms:.0f} ms，是本机测得最快的单 token 前向传递（{fastest:.0f} ms）的 '
-                     '{times:.1f}×：有别的程序在占用处理器，所以这些耗时和加速比不可靠。请在机器空闲时再测一次。'),
+    'busy.warning': ('这次测量中普通解码每个 token 用了 {ms:.0f} ms，是本机测得最快的前向传递所预测值（{quiet:.0f} ms，含读入提示词）的 '
+                     '{times:.1f}×：机器很可能正忙于别的工作，所以这些耗时和加速比不可靠。请在机器空闲时再测一次。'),
     'viz.why.plain': '这里普通解码每个 token 用时 **{ms:.0f} ms**。',
     'viz.why.acceptance_low': '接受率：τ 只达到 {tau:.2f}，而 α 预测 {theory:.2f}（靠后的草稿被接受的频率低于 α）',
     'viz.why.acceptance_high': ('接受率：τ 达到 {tau:.2f}，而 α 只预测 {theory:.2f}（靠后的草稿被接受的频率高于 α：'
