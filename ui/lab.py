@@ -194,7 +194,7 @@ def table(where, rows: list[dict], **kw) -> None:
                     **{"width": "stretch", **kw})
 
 
-WORD_COLUMNS = {"status", "regime", "method", "result", "source"}  # cells that are words
+WORD_COLUMNS = {"status", "regime", "method", "result", "source", "ends"}  # cells that are words
 
 
 def cell(key: str, value):

@@ -185,7 +185,7 @@ def sweep_explanation(sweep) -> str:
     parts = [t("viz.why.plain", ms=plain)]
     for r in ([best] if best.n == last.n else [best, last]):
         verify = max(0.0, r.step_ms_median - r.draft_ms_per_step)
-        cost_theory = r.n * r.c + 1                          # step cost the theory charges, in plain tokens
+        cost_theory = r.n * sweep.c + 1                      # step cost the theory (its curve: the sweep's c) charges
         cost = r.tau / r.speedup if r.speedup > 0 else r.step_ms_median / plain  # what a step cost on average
         tau_gap, cost_gap = r.tau / r.tau_theory, cost_theory / cost
         if abs(math.log(tau_gap)) > abs(math.log(cost_gap)):
@@ -193,10 +193,10 @@ def sweep_explanation(sweep) -> str:
                       tau=r.tau, theory=r.tau_theory)
         else:
             draft_part, verify_part = r.draft_ms_per_step / plain, verify / plain
-            gaps = {"draft": draft_part - r.n * r.c, "verify": verify_part - 1.0,
+            gaps = {"draft": draft_part - r.n * sweep.c, "verify": verify_part - 1.0,
                     "other": cost - draft_part - verify_part}
             part = max(gaps, key=lambda k: abs(gaps[k]))
-            why = t(f"viz.why.{part}", ratio=verify_part, draft=draft_part, nc=r.n * r.c)
+            why = t(f"viz.why.{part}", ratio=verify_part, draft=draft_part, nc=r.n * sweep.c)
             cause = t("viz.why.cost", cost=cost, theory=cost_theory, why=why)
         parts.append(t("viz.why.step", n=r.n, cost=cost, tau=r.tau, ms=r.step_ms_median, draft=r.draft_ms_per_step,
                        verify=verify, ratio=verify / plain, speedup=r.speedup, theory=r.speedup_theory, cause=cause))

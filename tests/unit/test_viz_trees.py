@@ -95,6 +95,9 @@ def test_sweep_explanation_names_the_larger_gap_from_the_measurements():
     text = sweep_explanation(Sweep((slow_verify,), 0.4, 0.1, 20.0))
     assert "50 ms" in text and "mostly the verify pass (1.80× one plain token" in text
     assert "a step cost 2.22 plain tokens on average (τ 2.00 ÷ the measured 0.90×)" in text  # they divide
+    # the theory's step cost is its curve's (the sweep's mean c), whatever one row's own c
+    own_c = SweepRow(4, 2.0, 0.25, 0.9, 0.3, 2.1, 1.5, 110.0, 130.0, 20.0, 1.0)
+    assert "where the theory charges 1.40" in sweep_explanation(Sweep((own_c,), 0.4, 0.1, 20.0))
     # the same costs as the theory (1.4 tokens per step), but tau far below alpha's prediction
     low_tau = SweepRow(4, 1.2, 0.05, 0.86, 0.1, 2.1, 1.5, 70.0, 80.0, 20.0, 1.0)
     text = sweep_explanation(Sweep((low_tau,), 0.4, 0.1, 20.0))

@@ -1133,6 +1133,7 @@ TEXT = {
     'cell.copy': 'copy',
     'cell.lookup': 'lookup',
     'cell.head': 'head',
+    'cell.length limit': 'length limit',
     'cell.rejected': 'rejected',
     'cell.discarded': 'discarded',
     'cell.one': 'one',

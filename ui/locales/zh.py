@@ -1015,6 +1015,7 @@ TEXT = {
     'cell.copy': '复制',
     'cell.lookup': '查找分支',
     'cell.head': '草稿头',
+    'cell.length limit': '到达长度上限',
     'cell.rejected': '拒绝',
     'cell.discarded': '丢弃',
     'cell.one': '同一个分布',
