@@ -80,18 +80,21 @@ def known_forward_costs(lm: LoadedModel, prefix: int = 128) -> dict[int, float] 
     """The fastest forward over T tokens measured for this model, device and layout here so far (this process or an
     earlier one, ``forward_costs``), {T: seconds}; None where nothing (or no one-token figure) was. Measures nothing:
     a check on a timing just made (was the machine busy?) reads it."""
-    entry = _read_store(cost_store()).get(_store_key(lm, f"forward after {prefix}"))
-    if not isinstance(entry, dict):
-        return None
-    costs = {}
-    for t, v in entry.items():
+    costs = _stored_points(_read_store(cost_store()).get(_store_key(lm, f"forward after {prefix}")))
+    return costs if 1 in costs else None
+
+
+def _stored_points(entry) -> dict[int, float]:
+    """A store entry's valid points, {T: seconds} (a damaged entry or point is skipped: it is measured again)."""
+    points = {}
+    for t, v in (entry.items() if isinstance(entry, dict) else ()):
         try:
             t, v = int(t), float(v)
         except (TypeError, ValueError):
             continue
         if t > 0 and v > 0:
-            costs[t] = v
-    return costs if 1 in costs else None
+            points[t] = v
+    return points
 
 
 def remember_fastest(key: str, measured: dict[int, float], store: Path | None = None) -> dict[int, float]:
@@ -101,22 +104,10 @@ def remember_fastest(key: str, measured: dict[int, float], store: Path | None = 
     store = cost_store() if store is None else store
     with _store_lock, _file_lock(store):  # threads of the app, and other processes (the bench, a script, tests)
         known = _read_store(store)
-        old = known.get(key) if isinstance(known.get(key), dict) else {}
-        merged = {}
-        for t, v in measured.items():
-            try:
-                before = float(old.get(str(t), v))
-            except (TypeError, ValueError):
-                before = v
-            merged[t] = min(v, before) if before > 0 else v
-        kept = {}  # points measured before and not now (another call's lengths) stay
-        for t, v in old.items():
-            try:
-                if float(v) > 0:
-                    kept[str(t)] = float(v)
-            except (TypeError, ValueError):
-                pass
-        known[key] = {**kept, **{str(t): v for t, v in merged.items()}}
+        old = _stored_points(known.get(key))
+        merged = {t: min(v, old.get(t, v)) for t, v in measured.items()}
+        # points measured before and not now (another call's lengths) stay
+        known[key] = {str(t): v for t, v in {**old, **merged}.items()}
         _write_store(store, known)
     return merged
 
