@@ -99,7 +99,10 @@ def verify_sample(draft: list[int], p: torch.Tensor, q: torch.Tensor | None, uni
     return _finish(draft, p, q_draft, accept, len(draft), nxt, "bonus", uniforms[: len(draft)].tolist())
 
 
-def prompt_lookup(context: list[int], n: int, max_ngram: int = 3, never: frozenset[int] = frozenset(),
+LOOKUP_MAX_NGRAM = 3  # the longest match prompt lookup tries first
+
+
+def prompt_lookup(context: list[int], n: int, max_ngram: int = LOOKUP_MAX_NGRAM, never: frozenset[int] = frozenset(),
                   min_ngram: int = 1) -> list[int]:
     """Draft by copying: find the most recent earlier occurrence of the context's last n-gram
     (longest first, ``max_ngram`` down to ``min_ngram`` tokens) and propose the n tokens that followed it, cut before
@@ -127,7 +130,7 @@ def lookup_branch(context: list[int], n: int, never: frozenset[int] = frozenset(
     return prompt_lookup(context, n, never=never, min_ngram=LOOKUP_MIN_NGRAM)
 
 
-def copy_candidate(context: list[int], min_ngram: int | None = None, max_ngram: int = 3,
+def copy_candidate(context: list[int], min_ngram: int | None = None, max_ngram: int = LOOKUP_MAX_NGRAM,
                    never: frozenset[int] = frozenset()) -> int | None:
     """The token that followed the most recent earlier occurrence of the context's last n-gram (longest first,
     ``max_ngram`` down to ``min_ngram`` tokens, default ``COPY_MIN_NGRAM``), or None (no such occurrence, or it is a

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .messages import Msg
+from .messages import EN, Msg
 from .models import LoadedModel, ModelLoadError
 from .settings import (REFERENCE_N, REFERENCE_TREE, Beam, Eagle, Greedy, RunSettings, Sample, Speculative,
                        StochasticBeam, Strategy)
@@ -127,6 +127,11 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
+def _auto(size):
+    """A size for a label: "auto" (not yet measured) as a word the app translates."""
+    return Msg.of("core.desc.auto") if size == "auto" else size
+
+
 def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
     """A short human label for a strategy and its main settings (tables, legends): a ``Msg``, so the app can
     say it in the reader's language; numbers, symbols and model ids stay as they are."""
@@ -139,7 +144,9 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         parts = [f"T {s.temperature:g}"] + ([f"top-k {s.top_k}"] if s.top_k else []) + \
             ([f"top-p {s.top_p:g}"] if s.top_p is not None and s.top_p < 1 else []) + \
             ([f"min-p {s.min_p:g}"] if s.min_p else [])
-        return Msg.of("core.desc.sample", parts=", ".join(parts), sampler=strategy.sampler)
+        sampler = Msg.of(f"core.sampler.{strategy.sampler}") if f"core.sampler.{strategy.sampler}" in EN \
+            else strategy.sampler
+        return Msg.of("core.desc.sample", parts=", ".join(parts), sampler=sampler)
     if isinstance(strategy, Beam):
         b = strategy.beam
         return Msg.of("core.desc.beam", k=b.num_beams, pruning=Msg.of("core.desc.pruning") if b.pruning else "",
@@ -147,7 +154,7 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
     if isinstance(strategy, StochasticBeam):
         return Msg.of("core.desc.stochastic_beam", k=strategy.num_beams, T=strategy.temperature)
     if isinstance(strategy, Speculative):
-        n = sizes.n_draft if sizes and sizes.n_draft else strategy.n_draft
+        n = _auto(sizes.n_draft if sizes and sizes.n_draft else strategy.n_draft)
         src = {"embedded": Msg.of("core.desc.shipped_draft"),
                "prompt-lookup": Msg.of("core.desc.prompt_lookup")}.get(strategy.draft, strategy.draft)
         stop = Msg.of("core.desc.stop_below", q=strategy.stop_below) if strategy.stop_below else ""
@@ -159,12 +166,14 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
             stop = Msg.of("core.desc.copy", w=strategy.copy, rest=stop)
         return Msg.of("core.desc.speculative", src=src, n=n, rule=Msg.of(f"core.rule.{strategy.rule}"), stop=stop)
     if isinstance(strategy, Eagle):
-        total = sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens
-        depth = sizes.depth if sizes and sizes.depth else strategy.depth
+        total = _auto(sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens)
+        depth = _auto(sizes.depth if sizes and sizes.depth else strategy.depth)
         head = HEAD_LABELS.get(head_kind(strategy), strategy.head)
         lookup = Msg.of("core.desc.lookup", n=strategy.lookup) if strategy.lookup else ""
-        return Msg.of("core.desc.eagle", head=head, tree=Msg.of(f"core.tree.{strategy.tree}"), total=total,
-                      depth=depth, lookup=lookup)
+        tree = Msg.of(f"core.tree.{strategy.tree}")
+        if total == "auto" and depth == "auto":
+            return Msg.of("core.desc.eagle_auto", head=head, tree=tree, lookup=lookup)
+        return Msg.of("core.desc.eagle", head=head, tree=tree, total=total, depth=depth, lookup=lookup)
     return str(strategy)
 
 

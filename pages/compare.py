@@ -17,7 +17,7 @@ from ui import loaders, params
 from ui.controls import Controls, Param
 from ui.i18n import err_text, lang, say, t
 from ui.export import download_comparison, download_rows
-from ui.lab import busy_warning, chart, open_page, table
+from ui.lab import busy_warning_of, chart, open_page, table
 from ui.progress import measure, stopped_note
 from viz.compare import metrics_figure, output_html
 from viz.tables import compare_rows
@@ -241,11 +241,12 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     if any(s.startswith("stale") for s in states.values()):
         st.warning(t("cmp.stale_warning"), icon=":material/history:")
     rows = compare_rows(cmp, states)  # English states in the CSV; the table shows them in the session's language
-    table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()))
+    table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()),
+          pin="strategy")
     st.caption(t("compare.caption"))
     plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
                   and states[r.label].startswith("fresh")), None)
-    busy_warning(st, lab.lm, plain and plain.tokens_per_s, plain.new_tokens if plain else 0, len(prompt_ids or []))
+    busy_warning_of(st, lab.lm, plain, len(prompt_ids or []))
     with st.container(horizontal=True):
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[label_of[i]], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)

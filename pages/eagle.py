@@ -8,13 +8,13 @@ from decoding_core.heads import HEAD_LABELS, default_head, head_manifest
 from decoding_core.models import ModelLoadError
 from decoding_core.settings import HEADS, LOOKUP_MAX, TREES, Eagle, Greedy, SamplingSettings, Speculative
 from decoding_core.sizing import same_gate
-from decoding_core.speculative import LOOKUP_MIN_NGRAM
+from decoding_core.speculative import LOOKUP_MAX_NGRAM, LOOKUP_MIN_NGRAM
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, choice_ids, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, lang, say, t
-from ui.lab import busy_warning, chart, open_page, table
+from ui.lab import busy_warning_of, chart, open_page, table
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -113,9 +113,8 @@ def render() -> None:
             cmp_run, loaders=loaders.CACHED, progress=progress, should_stop=stop))
     cmp = kept("eagle_cmp", key, t("cost.measure"))
     if cmp:
-        table(st, compare_rows(cmp, lang=lang()))
-        plain = cmp.runs[0] if cmp.runs and not cmp.runs[0].error else None
-        busy_warning(st, lm, plain and plain.tokens_per_s, plain.new_tokens if plain else 0, len(prompt_ids))
+        table(st, compare_rows(cmp, lang=lang()), pin="strategy")
+        busy_warning_of(st, lm, cmp.runs[0] if cmp.runs else None, len(prompt_ids))
         depth = {say(r.label): list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")
@@ -226,7 +225,9 @@ def explain(kind: str) -> None:
         lines.append(t("eagle.heldout_tau", tau=held["tau"], setting=setting_words(held)))
     looked = info.get("heldout_tau_lookup")
     if looked and same_gate(looked, looked.get("lookup", 0)):  # a figure from a branch gated otherwise: stale
-        lines.append(t("eagle.heldout_tau_lookup", tau=looked["tau"], n=looked["lookup"], gate=LOOKUP_MIN_NGRAM))
+        gate = looked.get("lookup_min_ngram", LOOKUP_MIN_NGRAM)
+        matches = f"{gate}-{LOOKUP_MAX_NGRAM}" if gate < LOOKUP_MAX_NGRAM else f"{gate}"
+        lines.append(t("eagle.heldout_tau_lookup", tau=looked["tau"], n=looked["lookup"], matches=matches))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))

@@ -186,10 +186,13 @@ def open_page(page: str, controls=None) -> tuple[Lab, list[int]]:
     return lab_, prompt_ids
 
 
-def table(where, rows: list[dict], **kw) -> None:
+def table(where, rows: list[dict], pin: str | None = None, **kw) -> None:
     """``where.dataframe`` of table rows with the headers and the words in the cells in the session's language
     (``col.<header>``, ``cell.<word>`` in the catalogue; a core ``Msg`` by its id); the rows themselves, and
-    their CSV downloads, keep the stable English keys and words."""
+    their CSV downloads, keep the stable English keys and words. ``pin``: a column (its English key) that stays
+    in view while the table scrolls sideways."""
+    if pin is not None:
+        kw["column_config"] = {header(pin): st.column_config.Column(pinned=True), **kw.get("column_config", {})}
     where.dataframe([{header(k): cell(k, v) for k, v in row.items()} for row in rows], hide_index=True,
                     **{"width": "stretch", **kw})
 
@@ -293,3 +296,11 @@ def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None, new_t
         return False
     where.warning(t("busy.warning", ms=1000 * per_token, times=per_token / quiet, quiet=1000 * quiet))
     return True
+
+
+def busy_warning_of(where, lm: LoadedModel, plain, prompt_tokens: int) -> bool:
+    """``busy_warning`` for a comparison's plain-decoding run (a ``StrategyRun``; None or a failed run: no
+    verdict)."""
+    if plain is None or plain.error:
+        return False
+    return busy_warning(where, lm, plain.tokens_per_s, plain.new_tokens, prompt_tokens)

@@ -43,20 +43,34 @@ def drift_rows(drift) -> list[dict]:
     return [{"rule": name, "TV distance to the target's p": _r(tv, 4)} for name, tv in drift.tv.items()]
 
 
+def split_label(label: str) -> tuple[str, str]:
+    """A strategy's label -> (its name, its settings): "speculative (shipped draft, N 2, greedy)" ->
+    ("speculative", "shipped draft, N 2, greedy"); the Chinese labels' full-width brackets too; a label without
+    settings -> (label, "")."""
+    for open_, close in ((" (", ")"), ("（", "）")):
+        cut = label.find(open_)
+        if cut > 0 and label.endswith(close):
+            return label[:cut], label[cut + len(open_):-len(close)]
+    return label, ""
+
+
 def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> list[dict]:
     """Metrics per strategy; "–" where a metric does not apply (τ and acceptance for strategies without drafts,
     overlap with one seed). Speed-up and "same text" are against the reference run (the first by default);
     ``states`` (label -> "fresh" / "stale ..." / "pinned") adds a state column. The words in the cells are in
-    ``lang`` (English by default, as in the CSV downloads; the page's table passes the session's language)."""
+    ``lang`` (English by default, as in the CSV downloads; the page's table passes the session's language).
+    The strategy column holds the label's name and the last column its settings (``split_label``), so that at
+    1280 px on a projector the row's name, speed-up, same text, τ and tokens/s show before the table scrolls."""
     runs = comparison.runs
     ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
     rows = []
     for r in runs:
-        row = {"strategy": r.label}
+        name, settings = split_label(r.label)
+        row = {"strategy": name}
         if states is not None:
             row["state"] = states.get(r.label, "")
         if r.error:
-            rows.append({**row, "note": r.error})
+            rows.append({**row, "note": r.error, "settings": settings or "–"})
             continue
         is_ref = r is ref
         speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
@@ -64,11 +78,12 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
                      "speed-up": t("cmp.reference", lang) if is_ref else _fmt(speedup),
                      "same text as reference": "–" if ref is None or is_ref else
                      t("cmp.shown.yes" if r.tokens == ref.tokens else "cmp.no", lang),
-                     "tokens/s": _r(r.tokens_per_s, 2), "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
+                     "τ": _fmt(r.tau), "tokens/s": _r(r.tokens_per_s, 2),
                      "target forwards": r.target_forwards,
-                     "log p (output)": _fmt(r.logprob, 1) if r.logprob is not None else "–",
-                     "τ": _fmt(r.tau),
                      "acceptance by depth": " / ".join(f"{a:.2f}" for a in r.acceptance_by_depth) or "–",
+                     "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 2),
+                     "log p (output)": _fmt(r.logprob, 1) if r.logprob is not None else "–",
                      "distinct-2": _r(r.distinct_2, 2),
-                     "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})"})
+                     "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
+                     "settings": settings or "–"})
     return rows

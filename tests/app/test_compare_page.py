@@ -22,13 +22,16 @@ def test_columns_from_a_link_reproduce_the_engines_tokens_and_the_greedy_family_
     assert at.selectbox(key="cmp2_kind").value == "beam" and at.slider(key="cmp2_beam_beam.num_beams").value == 1
     assert at.slider(key="cmp4_sample_sampling.top_k").value == 20
     table = _run_all(at)
-    assert list(table.index) == ["1 · greedy", "2 · beam search (k 1)", "3 · speculative (prompt lookup, N 3, greedy)",
-                                 "4 · sampling (T 1.5, top-k 20, multinomial)"]
-    assert table.loc["2 · beam search (k 1)", "same text as reference"] == "yes"
-    assert table.loc["3 · speculative (prompt lookup, N 3, greedy)", "same text as reference"] == "yes"
+    # the row's name first (pinned), its settings in the last column: the metrics show before the table scrolls
+    assert list(table.index) == ["1 · greedy", "2 · beam search", "3 · speculative", "4 · sampling"]
+    assert list(table["settings"]) == ["–", "k 1", "prompt lookup, N 3, greedy", "T 1.5, top-k 20, multinomial"]
+    assert list(table.columns)[:5] == ["state", "speed-up", "same text as reference", "τ", "tokens/s"]
+    assert table.columns[-1] == "settings"
+    assert table.loc["2 · beam search", "same text as reference"] == "yes"
+    assert table.loc["3 · speculative", "same text as reference"] == "yes"
     assert table.loc["1 · greedy", "speed-up"] == "1.00 (reference)"
     assert (table["new tokens"] <= 10).all() and (table["state"] == "fresh").all()
-    assert table.loc["3 · speculative (prompt lookup, N 3, greedy)", "τ"] != "–"
+    assert table.loc["3 · speculative", "τ"] != "–"
     assert table.loc["1 · greedy", "τ"] == "–"
     # what the page decoded is what the engine decodes for each column's line (same prompt, seed, length)
     lm = load_model()
@@ -48,11 +51,11 @@ def test_a_changed_column_is_stale_and_a_pinned_one_keeps_its_result():
     first = at.session_state["_cmp_results"][1]
     at.slider(key="cmp2_beam_beam.num_beams").set_value(3).run()
     table = at.dataframe[0].value.set_index("strategy")
-    assert table.loc["2 · beam search (k 1)", "state"].startswith("stale")
+    assert table.loc["2 · beam search", "state"].startswith("stale") and table.loc["2 · beam search", "settings"] == "k 1"
     assert table.loc["1 · greedy", "state"] == "pinned"
     assert at.query_params["c2"] == "beam:num_beams=3"
     table = _run_all(at)
-    assert "2 · beam search (k 3)" in table.index and table.loc["2 · beam search (k 3)", "state"] == "fresh"
+    assert table.loc["2 · beam search", "settings"] == "k 3" and table.loc["2 · beam search", "state"] == "fresh"
     assert at.session_state["_cmp_results"][1] is first  # the pinned column was not run again
 
 
@@ -74,7 +77,8 @@ def test_a_comparison_in_chinese_labels_its_columns_in_chinese_and_keeps_the_eng
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
     rows = list(table[table.columns[0]])
-    assert rows == ["1 · 贪婪解码", "2 · 束搜索（k 1）", "3 · 推测性解码（提示词查找，N 3，贪婪匹配）"], rows
+    assert rows == ["1 · 贪婪解码", "2 · 束搜索", "3 · 推测性解码"], rows
+    assert list(table["设置"]) == ["–", "k 1", "提示词查找，N 3，贪婪匹配"] and table.columns[-1] == "设置"
     assert any(m.value.startswith("**1 · 贪婪解码**") for m in at.markdown)
     zh_tokens = {i: list(r.tokens) for i, (_, r) in at.session_state["_cmp_results"].items()}
     en = open_app("pages/compare.py", {**link, "lang": "en"})

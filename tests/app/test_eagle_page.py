@@ -86,9 +86,9 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     next(b for b in at.button if b.label == "Measure").click().run()
     table = at.dataframe[-1].value
     assert (table["same text as reference"].iloc[1:] == "yes").all()
-    assert table.iloc[-1].iloc[0].endswith("+ 8-token lookup branch)")
+    assert table.iloc[-1]["strategy"] == "EAGLE" and table.iloc[-1]["settings"].endswith("+ 8-token lookup branch")
     # speculative decoding runs as on its own page: its defaults and the N it sizes for this device
-    n = re.search(r"shipped draft, N (\d+), copy weight 0.3, \+ lookup 8, \+ runner-ups", table.iloc[1].iloc[0]).group(1)
+    n = re.search(r"shipped draft, N (\d+), copy weight 0.3, \+ lookup 8, \+ runner-ups", table.iloc[1]["settings"]).group(1)
     at.switch_page(page_path("pages/speculative.py")).run()
     assert any(e.label.startswith(f"Sized for this device: N = {n} ") for e in at.expander)
     assert not at.exception

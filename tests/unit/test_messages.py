@@ -50,6 +50,14 @@ def test_strategy_labels_in_chinese_translate_their_parts_and_keep_numbers():
     assert str(describe(Speculative(n_draft=3, copy=0.0, lookup=0, runner_up=False))) == \
         "speculative (shipped draft, N 3, greedy)"
     assert str(describe(Speculative(n_draft=3, copy=0.0, lookup=0))) == "speculative (shipped draft, N 3, + runner-ups, greedy)"
+    # sizes not yet measured and the samplers' names are words the Chinese label translates too
+    assert str(describe(Speculative(copy=0.0, lookup=0, runner_up=False))) == "speculative (shipped draft, N auto, greedy)"
+    assert zh_of(describe(Speculative(copy=0.0, lookup=0, runner_up=False))) == "推测性解码（随附的草稿模型，N 自动，贪婪匹配）"
+    assert str(describe(Eagle(head="eagle3"))) == "EAGLE (EAGLE-3, dynamic tree, size for this device)"
+    assert zh_of(describe(Eagle(head="eagle3"))) == "EAGLE（EAGLE-3，动态树，大小按本机测定）"
+    assert str(describe(Sample(sampler="alias"))) == "sampling (T 1, alias)"
+    assert zh_of(describe(Sample(sampler="alias"))) == "采样（T 1，别名采样）"
+    assert zh_of(describe(Sample(sampler="multinomial"))) == "采样（T 1，多项分布采样）"
 
 
 def test_sampling_cost_crossovers_are_msgs_with_translated_method_names():

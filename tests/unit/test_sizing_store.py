@@ -96,6 +96,13 @@ def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
                           "again when it is quiet."]
     # a long prompt read once is not mistaken for a busy machine: 640 tokens (2 s, linear past 64) over 24 new ones
     assert not lab.busy_warning(where, lm, 1 / 0.15, 24, 640)
+    # a comparison's plain run: judged by its tokens/s and length; none or a failed one gives no verdict
+    from types import SimpleNamespace as Run
+
+    assert lab.busy_warning_of(where, lm, Run(tokens_per_s=1 / 0.2, new_tokens=32, error=None), 40)
+    assert not lab.busy_warning_of(where, lm, Run(tokens_per_s=1 / 0.075, new_tokens=32, error=None), 40)
+    assert not lab.busy_warning_of(where, lm, Run(tokens_per_s=1 / 0.2, new_tokens=32, error="no model"), 40)
+    assert not lab.busy_warning_of(where, lm, None, 40) and len(where.said) == 2
     store.write_text("{damaged")
     assert sizing.known_forward_costs(lm) is None and not lab.busy_warning(where, lm, 1 / 0.2, 32, 40)
 

@@ -993,7 +993,7 @@ TEXT = {
                       '{sequences:,} generated instructions, {minutes:.0f} minutes on {threads} CPU thread(s).'),
     'eagle.vocab': 'Draft vocabulary: {size:,} tokens, covering {coverage:.1%} of held-out answer tokens.',
     'eagle.heldout_tau': 'Held-out mean accepted length τ **{tau:.2f}** ({setting}).',
-    'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added (copying after {gate}-3 matching tokens): τ **{tau:.2f}**.',
+    'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added (copying after {matches} matching tokens): τ **{tau:.2f}**.',
     'eagle.agree_depth': 'Held-out top-1 agreement with the target by depth (training-time test): {values}.',
     'eagle.agree': 'Held-out top-1 agreement with the target (true features): {value:.2f}.',
     'eagle.loss_caption': ('The curves of the last training run ({steps} steps; the head has had {total} in all, each run '
@@ -1051,6 +1051,7 @@ TEXT = {
     'cmp.g.overlap': 'overlap',
     'cmp.g.speedup': 'speed-up',
     'col.strategy': 'strategy',
+    'col.settings': 'settings',
     'col.state': 'state',
     'col.new tokens': 'new tokens',
     'col.wall (s)': 'wall (s)',
