@@ -455,6 +455,26 @@ def test_copy_sweep_replays_the_mixed_draft(corpus, embedded, capsys):
     assert "copy weight 0 (matches of 2+ tokens): N=1:" in out and "copy weight 0.5 (matches of 2+ tokens): N=1:" in out
 
 
+def test_context_bias_probe_keeps_greedy_and_changes_only_the_tree(corpus, embedded):
+    """scripts/context_bias_probe.py: a bonus on the head's logits for context tokens changes the trees it drafts, not
+    the text (greedy verification): every output equals plain greedy's at every bonus, and bonus 0 is the shipped
+    decoder's tau."""
+    from context_bias_probe import main
+
+    from decoding_core.eagle3_head import load_eagle3
+
+    got = main(["--corpus", str(corpus), "--bias", "0,3", "--first", "0", "--count", "2", "--max-new-tokens", "12"])
+    assert list(got) == [0.0, 3.0] and all(r["same"] and r["tau"] >= 1.0 for r in got.values())
+    lm = embedded
+    head = load_eagle3(lm)
+    acc = steps = 0
+    for r in corpus_rows(corpus, "heldout")[:2]:
+        m = EagleDecoder(lm, head, "dynamic", 8, 5, 32, max_new_tokens=12).start(
+            lm.encode(r["instruction"], chat=True)).run().metrics
+        acc, steps = acc + m["accepted"], steps + m["verify_steps"]
+    assert got[0.0]["tau"] == round((acc + steps) / steps, 4)
+
+
 def test_lookup_speed_and_runner_up_sampling_scripts(corpus, capsys):
     """scripts/lookup_speed.py times EAGLE-3 with and without the lookup branch at the sizes sizing chooses (every
     output equal to plain greedy); scripts/runner_up_sampling.py counts the runner-ups each rule takes."""
