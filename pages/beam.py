@@ -6,7 +6,7 @@ from decoding_core.settings import (EARLY_STOPPING, EOS_POLICIES, SAMPLERS, Beam
 from decoding_core.strategies import build_decoder, describe
 from decoding_core.prompts import heldout_instructions
 from decoding_core.studies import beam as study
-from decoding_core.studies.pruning import FIDELITY, pruning_sweep
+from decoding_core.studies.pruning import FIDELITY, GRID, pruning_sweep
 from ui.controls import Controls, Param, choice_ids, stepper
 from ui.i18n import err_text, say, t
 from ui.lab import chart, open_page, table
@@ -138,7 +138,8 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
                                                                      progress=progress, should_stop=stop))
     sweep = kept("pruning", key, t("beam.measure_thresholds"))
     if not sweep:
-        st.caption(t("beam.tuning.about", n=len(prompts) * 19, prompts=len(prompts)))
+        st.caption(t("beam.tuning.about", n=len(prompts) * (len(GRID) + 2) + 1, settings=len(GRID),
+                               prompts=len(prompts)))
         return
     chart(st, pruning_tradeoff_figure(sweep, FIDELITY), "beam-pruning-tradeoff", width="stretch")
     rec = sweep.recommendation
@@ -182,7 +183,7 @@ def search(lab, strategy, run, prompt_ids):
         else:
             step_tables(step, lm)
     with g3:
-        m = dec.metrics()
+        m = shown_totals(shown)  # up to the step shown (after Back too), not the decoder's latest
         a, b = st.columns(2)  # two a row: three cut "Hypotheses fed" short at 1280 px
         a.metric(t("beam.m.fed"), step.rows_expanded, help=t("beam.m.fed.help"))
         b.metric(t("beam.m.total"), m["hypotheses_expanded"], help=t("beam.m.total.help") + gloss("hypotheses-fed"))
@@ -203,6 +204,14 @@ def search(lab, strategy, run, prompt_ids):
         (t("beam.pin.best_text"), lm.decode(hyps[0].tokens) if hyps else "–"))))
     if dec.done and cursor == len(dec.history) - 1:
         finish(lab, strategy, run, state, prompt_ids)
+
+
+def shown_totals(shown) -> dict:
+    """The metrics through the steps shown: each step scored the rows of one model forward (the prompt's, then the
+    beams'), so rows fed, forwards and time add up step by step; at the last step they are the decoder's totals (the
+    decoder already counts the forward over the next beams, which the next step will score)."""
+    return {"hypotheses_expanded": sum(s.rows_expanded for s in shown), "target_forwards": len(shown),
+            "wall_s": sum(s.elapsed_s for s in shown)}
 
 
 def beam_label(strategy) -> str:

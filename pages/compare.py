@@ -125,8 +125,9 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
     return where.slider(t(f.label), number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
 
 
-def column_editor(i: int, where) -> tuple[object | None, str | None]:
-    """Column i's kind and settings; returns (strategy, None) or (None, the reason it is not valid)."""
+def column_editor(i: int, where, captions: dict | None = None) -> tuple[object | None, str | None]:
+    """Column i's kind and settings; returns (strategy, None) or (None, the reason it is not valid). ``captions``
+    collects each valid column's (strategy, caption slot) for ``_caption`` to fill again after a run."""
     ss = st.session_state
     if f"cmp{i}_kind" not in ss:  # the column was hidden (its widgets forgotten): back from its line
         _apply(i, ss[f"c{i}"])
@@ -152,8 +153,19 @@ def column_editor(i: int, where) -> tuple[object | None, str | None]:
             return None, str(exc)
     ss[f"_cmp{i}_base"] = strategy
     ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
-    where.caption(say(describe(strategy)))
+    slot = where.empty()
+    _caption(i, strategy, slot)
+    if captions is not None:
+        captions[i] = (strategy, slot)
     return strategy, None
+
+
+def _caption(i: int, strategy, slot) -> None:
+    """Under column i: its strategy's label; once it has run with these settings, the run's own label, which names
+    the sizes measured for this device in place of "auto"."""
+    kept = st.session_state.get("_cmp_results", {}).get(i)
+    ran = kept is not None and kept[0][3] == strategy_spec(strategy) and not kept[1].error
+    slot.caption(say(kept[1].label if ran else describe(strategy)))
 
 
 def _toggle_pin(i: int) -> None:
@@ -201,9 +213,9 @@ def render() -> None:
     P.show("cmp_seeds", c3)
     P.sync()
     st.markdown(t("compare.intro"))
-    columns, bad = [], []
+    columns, bad, captions = [], [], {}
     for i, where in enumerate(st.columns(n), 1):
-        strategy, err = column_editor(i, where)
+        strategy, err = column_editor(i, where, captions)
         (bad if strategy is None else columns).append((i, strategy))
     sync_columns(n)
     run = lab.run(P["cmp_max_new"])
@@ -214,6 +226,8 @@ def render() -> None:
     if st.button(t("cmp.run_all"), type="primary", disabled=bool(bad) or not todo, help=t("cmp.run_all.help")):
         measure("compare", (lab.key, tuple(todo), run, seeds),
                 _study(lab, prompt_ids, run, seeds, todo), label=t("cmp.running"))
+        for i, (strategy, slot) in captions.items():
+            _caption(i, strategy, slot)  # the sizes just measured
     show_results(lab, prompt_ids, n, columns, run, seeds)
 
 

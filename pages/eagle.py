@@ -154,7 +154,8 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
         st.markdown(t("eagle.prefill", n=len(prompt_ids), token=step.next_text))
         return
     st.markdown(t("eagle.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
-                  token=step.next_text, emitted=len(step.emitted), draft_ms=1000 * step.draft_s,
+                  token=step.next_text, emitted=len(step.emitted),
+                  unit=t("spec.unit.one" if len(step.emitted) == 1 else "spec.unit.many"), draft_ms=1000 * step.draft_s,
                   target_ms=1000 * step.target_s))
     if step.lookup_nodes:
         copied = set(step.lookup_nodes)

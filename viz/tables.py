@@ -1,6 +1,7 @@
 """Study records -> table rows (lists of dicts for st.dataframe). Pure; no streamlit."""
 from __future__ import annotations
 
+from decoding_core.messages import render
 from ui.i18n import t
 
 
@@ -65,7 +66,7 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
     ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
     rows = []
     for r in runs:
-        name, settings = split_label(r.label)
+        name, settings = split_label(render(r.label, lambda id_, **args: t(id_, lang, **args)))  # a Msg in ``lang``
         row = {"strategy": name}
         if states is not None:
             row["state"] = states.get(r.label, "")

@@ -15,6 +15,8 @@ def test_step_and_run_with_pruning_reports_savings():
     assert [s.value for s in at.subheader] == ["Step 1"]
     assert len(at.get("graphviz_chart")) == 1
     assert metric(at, "Candidates") == "8"  # 2k candidates (finished-set policy)
+    # the totals are those of the step shown: step 1 scored the prompt's one forward
+    assert (metric(at, "Hypotheses fed"), metric(at, "Total fed"), metric(at, "Forwards")) == ("1", "1", "1")
     at.toggle(key="use_ap").set_value(True).run()
     at.slider(key="ap").set_value(1.0).run()
     at.toggle(key="use_mc").set_value(True).run()
@@ -153,3 +155,23 @@ def test_a_search_over_the_memory_budget_is_refused_with_a_message(monkeypatch):
     at = open_app(PAGE)
     assert not at.exception, [e.value for e in at.exception]
     assert any("cannot start" in e.value and "GiB of KV cache" in e.value for e in at.error)
+
+
+def test_the_totals_add_up_step_by_step_to_the_decoders():
+    """shown_totals: through the last step they are the decoder's own metrics (plain beam and a sampled prefix)."""
+    from decoding_core.models import load_model
+    from decoding_core.settings import Beam, BeamSettings, RunSettings
+    from decoding_core.strategies import build_decoder
+    from pages.beam import shown_totals
+
+    lm = load_model()
+    ids = lm.encode("Name a fruit.", chat=True)
+    for beam in (BeamSettings(num_beams=3), BeamSettings(num_beams=3, sample_prefix=2)):
+        dec = build_decoder(lm, Beam(beam), RunSettings(6)).start(ids)
+        dec.step()
+        assert shown_totals(dec.history)["target_forwards"] == 1
+        dec.run()
+        m, totals = dec.metrics(), shown_totals(dec.history)
+        assert totals["hypotheses_expanded"] == m["hypotheses_expanded"]
+        assert totals["target_forwards"] == m["target_forwards"] == len(dec.history)
+        assert abs(totals["wall_s"] - m["wall_s"]) < 0.01  # each step times itself inside the decoder's step()

@@ -1,5 +1,7 @@
 """AppTest on the Compare page: columns with their own settings from a link, the greedy family agrees with
 greedy, the link's tokens are the engine's, stale and pinned columns are marked, a bad column line is refused."""
+import re
+
 from decoding_core.models import load_model
 from decoding_core.settings import RunSettings
 from decoding_core.spec import parse_strategy
@@ -84,3 +86,14 @@ def test_a_comparison_in_chinese_labels_its_columns_in_chinese_and_keeps_the_eng
     en = open_app("pages/compare.py", {**link, "lang": "en"})
     _run_all(en)
     assert {i: list(r.tokens) for i, (_, r) in en.session_state["_cmp_results"].items()} == zh_tokens
+
+
+def test_a_columns_caption_names_the_size_measured_once_it_has_run():
+    """A speculative column sized for this device reads "N auto" until it runs, then the N its run used (on the
+    rerun that ran it, not one later)."""
+    at = open_app("pages/compare.py", {"cmp_max_new": "8", "cmp_cols": "2", "c1": "greedy", "c2": "speculative"})
+    assert any("N auto" in c.value for c in at.caption)
+    _run_all(at)
+    label = at.session_state["_cmp_results"][2][1].label
+    assert re.search(r"N \d+", label) and any(c.value == label for c in at.caption)
+    assert not any("N auto" in c.value for c in at.caption)

@@ -103,3 +103,19 @@ def test_of_exception_keeps_the_msg_the_core_raised():
     assert isinstance(kept, Msg) and kept.id == "core.err.empty_prompt"
     assert of_exception(ValueError("plain")) == "plain"
     assert of_exception(KeyError("a", "b")) == str(KeyError("a", "b"))
+
+
+def test_compare_rows_split_a_core_label_in_the_tables_language():
+    """The EAGLE page hands compare_rows the core's labels (Msg): the name and the settings columns are in the
+    table's language, the CSV's (English) by default."""
+    from types import SimpleNamespace
+
+    from viz.tables import compare_rows
+
+    run = SimpleNamespace(label=describe(Speculative(n_draft=2, copy=0.0, lookup=0, runner_up=False)), error=None,
+                          tokens=[1, 2], tokens_per_s=10.0, new_tokens=2, wall_s=0.2, target_forwards=1, logprob=None,
+                          tau=2.0, acceptance_by_depth=(1.0,), distinct_2=1.0, overlap=None, seeds=1)
+    cmp = SimpleNamespace(runs=(run,), reference=run.label)
+    zh_row, en_row = compare_rows(cmp, lang="zh")[0], compare_rows(cmp)[0]
+    assert (zh_row["strategy"], zh_row["settings"]) == ("推测性解码", "随附的草稿模型，N 2，贪婪匹配")
+    assert (en_row["strategy"], en_row["settings"]) == ("speculative", "shipped draft, N 2, greedy")

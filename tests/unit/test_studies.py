@@ -177,6 +177,10 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     strict = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid, fidelity=1.01)
     assert strict.recommendation is None  # nothing can keep more than every prompt
     json.dumps(as_json(sweep))
+    # a threshold that prunes nothing runs the same search: no time saved, not the machine's noise
+    loose = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=[{"ap": 1000.0}])
+    assert loose.rows[0].expansions_saved == 0 and loose.rows[0].best_unchanged == 1
+    assert loose.rows[0].time_saved == 0
 
 
 def test_drift_matches_the_decoders_rules(target, loaders):

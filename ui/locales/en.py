@@ -218,7 +218,10 @@ TEXT = {
                  'torch.multinomial) or the alias table (O(1) per draw). Gumbel-max and the exponential race need '
                  'k fresh random numbers for EVERY draw, O(nk): their lines climb with slope 1 in n from the '
                  'start. This is why Gumbel-max looks slow on the Sampling page\'s "M draws" panel (which uses a '
-                 'block trick to stay practical): it is the wrong tool for this regime.'),
+                 'block trick to stay practical): it is the wrong tool for this regime. torch.multinomial takes '
+                 'another path for a single draw: with num_samples = 1 it draws k exponentials and takes an argmax '
+                 '(the exponential race), so its n = 1 point can cost more than its n = 10 one; from two draws on '
+                 'it builds the CDF.'),
     'cost.new': ('In decoding every step brings a new distribution (n = 1 per distribution): nothing built can be '
                  'reused. The alias table is rebuilt for every row (here a plain Python loop over k, which makes its '
                  'O(k) expensive), the CDF methods normalise and sum k terms for every row, and Gumbel-max or the '
@@ -249,10 +252,12 @@ TEXT = {
                        "= more fluent by the model's own measure)."),
     'beam.tuning': ('Freitag & Al-Onaizan tuned their thresholds for translation with large beams. Do they carry '
                     "over to a small chat model? Below, each threshold alone over a range (and the paper's "
-                    'combination, the red star) runs on your prompt and three held-out instructions, against the '
-                    'same search without pruning: how many expansions it saves (up) against how often the best '
-                    'hypothesis stays the same (right). The recommendation is the largest saving that keeps the '
-                    'best hypothesis on at least 90% of the prompts.'),
+                    'combination, the red star, and a looser one of all four, "rp 0.1, ap 5, rpl 0.005, mc 3") runs on '
+                    'your prompt and three held-out instructions, against the same search without pruning: how many '
+                    'expansions it saves (up) against how often the best hypothesis stays the same (right). The '
+                    'recommendation is the largest saving that keeps the best hypothesis on at least 90% of the '
+                    'prompts. Time saved compares wall time with the faster of two searches without pruning; where a '
+                    'setting pruned nothing on a prompt, it ran the same search and saves no time there.'),
 
     # The Home lecture path: what each page teaches, what to look at first, its experiments
     'lecture.sampling.teaches': ('Temperature, top-k, top-p and min-p reshape the next-token distribution; the '
@@ -275,8 +280,9 @@ TEXT = {
     'lecture.sampling_cost.look': ('Look first at where the lines cross: which way of drawing a token is cheapest '
                                    'depends on how many draws share one distribution.'),
     'lecture.sampling_cost.try0': 'Measure both regimes',
-    'lecture.sampling_cost.try0.what': ('Press Measure: many draws from ONE distribution favour a table built once '
-                                        '(alias); one draw per NEW distribution does not.'),
+    'lecture.sampling_cost.try0.what': ('Press Measure: many draws from ONE distribution favour what is built once '
+                                        '(the CDF for binary search, or the alias table) over fresh noise for every '
+                                        'draw (Gumbel-max); one draw per NEW distribution does not.'),
     'lecture.beam.teaches': ("Keeping the k best partial answers; Freitag & Al-Onaizan's pruning rules (relative, "
                              'absolute, local, per-node) and what they save; sampling a prefix before beam search; '
                              'stochastic beams (k samples without replacement); tuning the thresholds.'),
@@ -706,8 +712,9 @@ TEXT = {
     'beam.measured_in': 'Measured in {s:.1f} s on {device}.',
     'beam.h.tuning': 'Tuning the pruning thresholds',
     'beam.measure_thresholds': 'Measure the thresholds',
-    'beam.tuning.about': ('About {n} beam searches (19 settings × {prompts} prompts: yours and 3 held-out '
-                          "instructions) with this page's beam width, length and EOS policy."),
+    'beam.tuning.about': ('About {n} beam searches ({settings} settings and the search without pruning twice, × {prompts} '
+                          "prompts: yours and 3 held-out instructions) with this page's beam width, length and EOS "
+                          'policy.'),
     'beam.recommended': ('Recommended: **{chosen}**: saves {saved:.0%} of the expansions and keeps the best hypothesis '
                          'on {kept:.0%} of the {prompts} prompts.'),
     'beam.use_recommended': 'Use the recommended thresholds',
@@ -972,7 +979,7 @@ TEXT = {
     'eagle.prefill': ('**Step 1**: the target read the {n}-token prompt and produced **`{token}`**. It is the root '
                       'of the first tree.'),
     'eagle.step': ('**Step {n}**: a tree of {drafted} drafted tokens, verified in one target forward; **{accepted} '
-                   "accepted** along the green path, then the target's own **`{token}`** → {emitted} tokens (draft "
+                   "accepted** along the green path, then the target's own **`{token}`** → {emitted} {unit} (draft "
                    '{draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
     'eagle.step_copied': ('Of those, **{n}** were copied by the lookup branch (blue), not drafted by the head; '
                           '**{accepted}** of them accepted.'),

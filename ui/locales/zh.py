@@ -85,11 +85,11 @@ TEXT = {
                        '**top-p** 保留概率质量达到 p 的最小高概率集合；**min-p** 去掉远不如最佳 token 可能的 token。'
                        '被截掉的 token 得到 $-\\infty$（灰色柱），其余的由 softmax 重新归一化。'),
     'sampling.gumbel': ('给 logits 加上独立的 **Gumbel 噪声** $G_i=-\\log(-\\log U_i)$ 再取 argmax，恰好等价于从 softmax'
-                        ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。**指数竞速** (exponential race，'
+                        ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。**指数竞赛** (exponential race，'
                         'argmax $p_i/E_i$，$E_i\\sim\\text{Exp}(1)$) 是同一个思路。下面每个直方图都用总变差距离 (TV)'
                         ' 和卡方检验 (chi-square) 与精确概率比较：健康的采样器 TV 很小（按 $1/\\sqrt{M}$ 缩小），'
                         'p 值也不会极小。'),
-    'sampling.block_trick': ('Gumbel-max 和指数竞速利用最大值稳定性 (max-stability) 保持既快又精确：一块 token 上'
+    'sampling.block_trick': ('Gumbel-max 和指数竞赛利用最大值稳定性 (max-stability) 保持既快又精确：一块 token 上'
                              '加了 Gumbel 扰动的 logits 的最大值本身服从以该块 logsumexp 为位置的 Gumbel 分布，所以先选块，'
                              '再在块内选 token。时间是本机实测，已包含这个技巧。'),
     'sampling.pitfall': ('笔记中的 `GumbelSampler` 在 `__init__` 里**只抽一次**噪声（笔记原话：“Gumbel噪声可以预先计算。”'
@@ -170,12 +170,13 @@ TEXT = {
                    '每一步都带来新的分布）。下面在本机对每种方法在两种情形下计时，并把笔记的成本模型画过实测点（点线）。'
                    'Vose 方法用两个工作列表以 O(k) 构建别名表（不排序），所以如实的复杂度是 O(k + n)，而不是笔记中的'
                    ' O(k log k + n)。'),
-    'cost.one': ('只有一个分布时，构建一次的东西可被每次抽取复用：CDF（二分搜索，torch.multinomial）或别名表'
-                 '（每次抽取 O(1)）。Gumbel-max 和指数竞速**每次**抽取都需要 k 个新的随机数，O(nk)：它们的线从一开始'
+    'cost.one': ('只有一个分布时，构建一次的东西可被每次抽取复用：CDF（二分查找，torch.multinomial）或别名表'
+                 '（每次抽取 O(1)）。Gumbel-max 和指数竞赛**每次**抽取都需要 k 个新的随机数，O(nk)：它们的线从一开始'
                  '就以斜率 1 随 n 上升。这就是为什么 Gumbel-max 在采样页的 “M 次抽取” 面板上显得慢（那里用块技巧保持'
-                 '可用）：它不适合这种情形。'),
+                 '可用）：它不适合这种情形。torch.multinomial 只抽一次时走另一条路径：num_samples = 1 时它生成 k 个'
+                 '指数分布随机数再取 argmax（即指数竞赛），所以它在 n = 1 处可能比 n = 10 处更慢；抽两次及以上时它才构建 CDF。'),
     'cost.new': ('在解码中每一步都带来新的分布（每个分布 n = 1）：构建的东西无法复用。别名表每一行都要重建（这里是对 k'
-                 ' 的普通 Python 循环，使它的 O(k) 很昂贵），CDF 方法每一行都要归一化并累加 k 项，而 Gumbel-max 或指数竞速'
+                 ' 的普通 Python 循环，使它的 O(k) 很昂贵），CDF 方法每一行都要归一化并累加 k 项，而 Gumbel-max 或指数竞赛'
                  '只需一遍噪声 + argmax，无需 softmax，无需归一化。'),
     'cost.why': ('**为什么 Gumbel-max 适合解码硬件。** argmax(l + G) 不需要归一化：抽取前不必对词汇表求和，也没有前缀扫描，'
                  '只有一次逐元素加法和一次归约，在 GPU 上可以并行并与 logits 计算融合。**什么时候预先计算噪声是正确的？**'
@@ -183,7 +184,7 @@ TEXT = {
                  '加上**同一份**噪声，使 token 成为 logits 的固定函数（见采样页的陷阱）。'),
     'cost.exact': ('每种方法的抽取结果都与一个 200 类分布（模型最大的 200 个 logits）的精确概率比较；p 值不极小意味着没有'
                    '可检测的差异。均匀随机数取自开区间 (0, 1)，这限制了 Gumbel 噪声的范围：比最佳 token 低约 20 nats'
-                   ' 以上的 token 永远不会被 Gumbel-max 或指数竞速抽中（概率 < 1e-8）。'),
+                   ' 以上的 token 永远不会被 Gumbel-max 或指数竞赛抽中（概率 < 1e-8）。'),
     'beam.sbs': ('**随机束搜索** (stochastic beam search)。每个候选得到一个随机键：它的对数概率加 Gumbel 噪声，并调整使得'
                  '一个节点的子节点中最大的键等于该节点自己的键（逐层应用 Gumbel-top-k 技巧）。于是每一步保留最大的 k 个键，'
                  '就是无放回地**采样** k 个不同序列，而不是找出最可能的 k 个：树中的排名按键，显示的得分是对数概率。'
@@ -195,9 +196,10 @@ TEXT = {
                        '的平均 Jaccard 重叠（越低越多样）；**mean log-prob**（平均对数概率）= 目标模型认为一个输出有多大'
                        '可能（越高按模型自己的标准越流畅）。'),
     'beam.tuning': ('Freitag & Al-Onaizan 的阈值是为大束宽的翻译调出来的。它们适用于小型对话模型吗？下面每个阈值单独在一个'
-                    '范围内（以及论文的组合，红色星号）在你的提示词和三条留出指令上运行，并与不剪枝的同一搜索比较：'
+                    '范围内（以及论文的组合，红色星号，和四个阈值更宽松的组合 “rp 0.1, ap 5, rpl 0.005, mc 3”）在你的提示词和三条留出指令上运行，并与不剪枝的同一搜索比较：'
                     '节省了多少扩展（向上）与最佳假设保持不变的频率（向右）。推荐值是在至少 90% 的提示词上保持最佳假设'
-                    '不变的最大节省。'),
+                    '不变的最大节省。节省的时间与两次不剪枝搜索中较快的一次比较；某个设置在某个提示词上什么也没剪掉时，'
+                    '它运行的是同一个搜索，在那里不计节省时间。'),
 
     # 首页课程路径
     'lecture.sampling.teaches': ('温度、top-k、top-p 和 min-p 重塑下一个 token 的分布；Gumbel Max 技巧无需 softmax 即可'
@@ -209,11 +211,11 @@ TEXT = {
     'lecture.sampling.try1.what': '温度 2.0：不太可能的 token 获得更多概率；逐步生成文本，看它如何跑偏。',
     'lecture.sampling.try2': '复用噪声的 bug',
     'lecture.sampling.try2.what': '第 3 节，2,000 步：只抽一次并复用的 Gumbel 噪声一直选出同一个 token；新噪声符合分布。',
-    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样、二分搜索、别名采样、Gumbel-max）'
+    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样即线性扫描、二分查找、别名采样、Gumbel-max）'
                                       '在两种情形下实测：从一个分布多次抽取，以及每个新分布抽取一次。'),
     'lecture.sampling_cost.look': '先看曲线在哪里相交：哪种抽取方式最便宜，取决于有多少次抽取共享同一个分布。',
     'lecture.sampling_cost.try0': '测量两种情形',
-    'lecture.sampling_cost.try0.what': '点击测量：从**一个**分布多次抽取时，构建一次的表（别名表）占优；每个**新**分布抽一次时则不然。',
+    'lecture.sampling_cost.try0.what': '点击测量：从**一个**分布多次抽取时，构建一次的东西（二分查找用的 CDF，或别名表）胜过每次抽取都要新噪声的 Gumbel-max；每个**新**分布抽一次时则不然。',
     'lecture.beam.teaches': ('保留 k 个最好的部分答案；Freitag & Al-Onaizan 的剪枝规则（相对、绝对、局部、每节点）及其节省；'
                              '束搜索前先采样前缀；随机束（无放回的 k 个样本）；调整阈值。'),
     'lecture.beam.look': '先看树：蓝色框是束（前沿），灰色虚线框被剪掉了，下面的表说明每个候选被哪条规则剪掉。',
@@ -577,7 +579,7 @@ TEXT = {
     'beam.measured_in': '在 {device} 上测量，用时 {s:.1f} s。',
     'beam.h.tuning': '调整剪枝阈值',
     'beam.measure_thresholds': '测量阈值',
-    'beam.tuning.about': '约 {n} 次束搜索（19 种设置 × {prompts} 个提示词：你的提示词和 3 条留出指令），使用本页的束宽、长度和 EOS 策略。',
+    'beam.tuning.about': '约 {n} 次束搜索（{settings} 种设置加两次不剪枝的搜索，× {prompts} 个提示词：你的提示词和 3 条留出指令），使用本页的束宽、长度和 EOS 策略。',
     'beam.recommended': '推荐：**{chosen}**：节省 {saved:.0%} 的扩展，并在 {prompts} 个提示词中的 {kept:.0%} 上保持最佳假设不变。',
     'beam.use_recommended': '使用推荐的阈值',
     'beam.no_setting': '没有任何设置能在 {fidelity:.0%} 的提示词上保持最佳假设：无论阈值多少，剪枝都会改变这里的答案。',
@@ -812,7 +814,7 @@ TEXT = {
     'eagle.text_so_far': '**目前的文本：**',
     'eagle.prefill': '**第 1 步**：目标模型读入 {n} 个 token 的提示词，产生 **`{token}`**。它是第一棵树的根。',
     'eagle.step': ('**第 {n} 步**：一棵 {drafted} 个草稿 token 的树，在一次目标前向传递中验证；沿绿色路径**接受 {accepted} 个**，然后是目标模型自己的 '
-                   '**`{token}`** → {emitted} 个 token（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
+                   '**`{token}`** → {emitted} {unit}（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
     'eagle.step_copied': '其中 **{n}** 个是查找分支复制的（蓝色），不是草稿头起草的；其中 **{accepted}** 个被接受。',
     'eagle.select_node': '选择一个节点，查看它关注哪些位置',
     'eagle.attends': '**{node}** 关注整个前缀以及：{visible}（它自己和它的祖先）。在普通因果掩码下，它还会看到展平顺序中所有更早的节点，包括兄弟分支，它的预测就会以不属于它自己的文本为条件。',
