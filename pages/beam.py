@@ -111,7 +111,7 @@ def render() -> None:
         table(st, diversity_rows(div))
         with st.expander(t("beam.outputs")):
             for row in div.rows:
-                st.markdown(f"**{row.method}**")
+                st.markdown(f"**{say(row.method)}**")
                 for text in row.outputs:
                     st.text(text)
         st.caption(t("beam.measured_in", s=div.wall_s, device=lab.lm.device.type))
@@ -179,7 +179,8 @@ def search(lab, strategy, run, prompt_ids):
     with g2:
         if step.kind == "sample":
             st.markdown(t("beam.sampled", token=step.sample.token_text, p=step.sample.prob,  # Beam only
-                          sampler=strategy.sampler, T=strategy.sampling.temperature, m=strategy.beam.sample_prefix))
+                          sampler=t(f"viz.series.{strategy.sampler}"), T=strategy.sampling.temperature,
+                          m=strategy.beam.sample_prefix))
         else:
             step_tables(step, lm)
     with g3:

@@ -18,7 +18,8 @@ from viz.tables import sampler_rows
 P = Controls(sampling_table() + [
     Param("top_n", 25, "p.top_n", 5, 60),
     Param("draws", 10000, "p.draws", 100, 100000, 1000, widget="number"),
-    Param("samplers", ("multinomial", "gumbel"), "p.samplers", choices=SAMPLERS),
+    Param("samplers", ("multinomial", "gumbel"), "p.samplers", choices=SAMPLERS,
+          labels={name: f"viz.series.{name}" for name in SAMPLERS}),  # the names the chart's legend uses
     Param("pitfall_steps", 500, "p.pitfall_steps", 10, 2000, 10),
     Param("step_sampler", "gumbel", "p.step_sampler", choices=SAMPLERS),
     Param("max_new", 48, "p.max_new", 1, 256),

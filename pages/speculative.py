@@ -7,7 +7,7 @@ from decoding_core.models import ModelLoadError
 from decoding_core.settings import COPY_MAX, LOOKUP_MAX, RULES, RunSettings, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, resolve_sizes
 from decoding_core.studies import speculative as study
-from ui import loaders, results
+from ui import loaders, params, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, say, t
 from ui.lab import busy_warning, chart, open_page, table
@@ -78,6 +78,10 @@ def controls(lm) -> Speculative:
                 sampling = show_sampling(P, "spec_")
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
+    raw = st.query_params.get("n_draft")
+    if raw is not None and n == "auto" and not ss.get("_spec_link_n_said"):  # once: the link's N is not the N run
+        ss["_spec_link_n_said"] = True
+        st.info(t("spec.link_n_auto", raw=params.echo(raw), toggle=t("p.n_auto")), icon=":material/info:")
     stop = ss.stop_below if ss.draft_source != "prompt-lookup" else 0.0
     return Speculative(source or "embedded", n, ss.rule, ss.verify_k, ss.target_sample, sampling, stop, copy, lookup,
                        runner_up)
@@ -130,7 +134,7 @@ def render() -> None:
         f1, f2 = st.columns(2)
         chart(f1, sweep_figure(rows, "tau", "tau (theory)", t("spec.m.tau"), t("spec.per_forward")),
               "spec-sweep-tau", width="stretch")
-        chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", t("spec.speedup_title"), "×"),
+        chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", t("spec.speedup_title"), t("spec.speedup_axis")),
               "spec-sweep-speed-up", width="stretch")
         st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
@@ -220,8 +224,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             last = step.drafts[-1]
             if strategy.stop_below and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
                 st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))
-        else:
-            st.caption(t("spec.no_draft"))
+        else:  # prompt lookup drafts nothing without an earlier match; a draft model only at the budget's end
+            st.caption(t("spec.no_draft" if strategy.draft == "prompt-lookup" else "spec.no_draft_budget"))
         st.caption(t("spec.test", test=t(TESTS[strategy.rule], k=strategy.verify_k))
                    + (t("spec.lookup_q") if lookup else ""))
         if step.residual_top is not None and strategy.rule == "sample":

@@ -197,7 +197,7 @@ def table(where, rows: list[dict], pin: str | None = None, **kw) -> None:
                     **{"width": "stretch", **kw})
 
 
-WORD_COLUMNS = {"status", "regime", "method", "result", "source", "ends"}  # cells that are words
+WORD_COLUMNS = {"status", "regime", "method", "result", "source", "ends", "sampler"}  # cells that are words
 
 
 def cell(key: str, value):

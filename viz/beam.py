@@ -138,9 +138,13 @@ def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
     for kind, color in (("rp", "#3b5bdb"), ("ap", "#e8590c"), ("rpl", "#2b8a3e"), ("mc", "#9c36b5"), ("combo", "#495057")):
         rows = [r for r in sweep.rows if not r.paper and (sum(v is not None for v in r.settings.values()) > 1) == (kind == "combo")
                 and (kind == "combo" or r.settings[kind] is not None)]
-        if rows:
+        if rows:  # labels above and below in turn: neighbouring points of one rule sit close together
+            combo = kind == "combo"
             fig.add_scatter(x=[r.best_unchanged for r in rows], y=[r.expansions_saved for r in rows], mode="markers+text",
-                            text=[r.label for r in rows], textposition="top center", name=kind,
+                            text=[t("viz.beam.combo") if combo else r.label for r in rows],
+                            hovertext=[r.label for r in rows],
+                            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(rows))],
+                            name=t("viz.beam.combo") if combo else kind,
                             marker=dict(size=11, color=color), textfont=dict(size=11))
     for r in sweep.rows:
         if r.paper:

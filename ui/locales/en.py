@@ -175,7 +175,9 @@ TEXT = {
                    "EAGLE-1 and EAGLE-3: the trained head's figures below give its held-out agreement with the target "
                    "at each depth, and *Measure* above charts this prompt's acceptance by depth."),
     'eagle.cmp': ('Same prompt, length, device and dtype, measured now in this session (greedy, so all three produce '
-                  'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding.'),
+                  'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding. Each press times one '
+                  'short run of each: on a 2-core CPU speed-ups that close can swap places between presses, so '
+                  'press again before ranking them.'),
     'eagle.depth': ('For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the '
                     'accepted path. A tree checks several guesses at every depth, so more of its steps reach each depth '
                     'it has; a tree sized for this CPU is shallow (its depth is in its name), so a chain of N drafts can '
@@ -388,8 +390,8 @@ TEXT = {
                                       'after an EOS).'),
     'glossary.tau': 'Mean accepted length τ',
     'glossary.tau.text': ("(A + S) / S over S verify steps: tokens emitted per target forward, the target's own token "
-                          '(correction or bonus) included, so plain decoding has τ = 1.00. Without the bonus token '
-                          'it would be A / S, which some engines report instead.'),
+                          '(correction or bonus) included, so plain decoding has τ = 1.00. Without the target\'s own '
+                          'token it would be A / S, which some engines report instead.'),
     'glossary.alpha': 'α and c (the theory)',
     'glossary.alpha.text': ("α: the chance one drafted token is accepted, measured at N = 1; c: the draft's time "
                             "per drafted token over the target's time per token. The theory's speed-up (1 − "
@@ -506,6 +508,8 @@ TEXT = {
     'p.draft_model': 'Draft model (hub id or folder)',
     'p.draft_model.help': "Must use exactly the target's tokenizer.",
     'p.n_draft': 'Draft length N',
+    'spec.link_n_auto': ("The link's N = {raw} is not used while *{toggle}* is on: the page runs the N measured "
+                         'for this device (shown below). Turn the switch off to choose N yourself.'),
     'p.n_auto': 'Size N for this device',
     'p.stop_below': 'Stop drafting below confidence',
     'p.copy': 'Copy weight (mix the draft with the context)',
@@ -757,6 +761,7 @@ TEXT = {
     'viz.beam.x': 'share of prompts whose best hypothesis is unchanged',
     'viz.beam.y': 'share of expansions saved',
     'viz.beam.paper': "the paper's settings",
+    'viz.beam.combo': 'all four, looser',
     'viz.beam.recommended': 'recommended',
     'col.distinct-1': 'distinct-1',
     'col.pairwise overlap': 'pairwise overlap',
@@ -853,6 +858,7 @@ TEXT = {
     'spec.h.sweep': 'How long should the draft be? Measured against the theory',
     'spec.run_sweep': 'Run the sweep',
     'spec.per_forward': 'tokens per target forward',
+    'spec.speedup_axis': 'tokens/s ÷ plain tokens/s (×)',
     'spec.speedup_title': 'Speed-up over plain decoding',
     'spec.measured': 'Measured α = **{alpha:.2f}**, c = **{c:.2f}**. Best measured N = **{n}** ({speedup:.2f}×).',
     'spec.why': '**Why the measured curve differs from the theory.**',
@@ -874,6 +880,8 @@ TEXT = {
                      'so it proposed fewer than N = {n} tokens.'),
     'spec.no_draft': ('No draft this step (prompt lookup found no earlier match, or one token of budget was left): '
                       'the target decoded one token on its own.'),
+    'spec.no_draft_budget': ('No draft this step (one token of budget was left): the target decoded one token on '
+                             'its own.'),
     'spec.test': 'Acceptance test: {test}. The first failure stops the step; later drafts are discarded. ',
     'spec.lookup_q': 'Prompt lookup has no q: it counts as a point mass (q = 1).',
     'spec.branch': ("Beside the chain, this step's one target forward also verified {extra} more token(s) "
@@ -960,7 +968,7 @@ TEXT = {
     'eagle.sized': ('Sized for this device: **{total} tokens (the root + {drafted} drafted), depth {depth}** (held-out τ {tau:.2f}; at most '
                     '~{tps:.1f} tokens/s, counting the forwards only). See *Choosing the tree size* below.'),
     'eagle.size_reason': 'Tree size {total}, depth {depth}: {reason}.',
-    'eagle.h.speed': 'Speed: EAGLE against plain decoding and vanilla speculative decoding',
+    'eagle.h.speed': "Speed: EAGLE against plain decoding and speculative decoding (the Speculative page's default)",
     'eagle.cmp.plain': 'plain target decoding',
     'eagle.h.sizing': 'Choosing the tree size for this device',
     'eagle.sizing_lookup': ('With the {n}-token lookup branch a verify pass holds more than the tree: on held-out '
@@ -1152,6 +1160,8 @@ TEXT = {
     'cell.multinomial': 'multinomial',
     'cell.gumbel-max': 'gumbel-max',
     'cell.exp-race': 'exp-race',
+    'cell.gumbel': 'gumbel',
+    'cell.gumbel-block': 'gumbel-block',
     'eagle.heldout_setting': 'dynamic tree top-k {k}, depth {depth}, total {total}, greedy, {prompts} held-out instructions, {new} new tokens',
     'spec.draft_what': ("Speculative draft for the embedded SmolLM2-135M-Instruct: a {layers}-layer Llama (the target's hidden size {hidden}, "
                         'a narrower MLP of {mlp}) sharing the target\'s frozen tied embedding / LM head, which are not stored with it.'),

@@ -145,7 +145,8 @@ TEXT = {
                    '永远不会与目标模型的完全相同。EAGLE-1 只用真实特征训练，误差随深度累积；EAGLE-3 训练时把自己展开'
                    '若干步并回灌自己的输出，和起草时完全一样。要看效果，可在上方把草稿头在 EAGLE-1 与 EAGLE-3 之间切换：下面训练所得草稿头的数字给出它在留出数据上每个深度与目标模型的一致率，上方的*测量*则画出这个提示词按深度的接受率。'),
     'eagle.cmp': ('同一提示词、长度、设备和数据类型，现在在本会话中实测（贪婪，所以三者产生相同的文本）。'
-                  '加速比 = tokens/s ÷ 普通目标解码的 tokens/s。'),
+                  '加速比 = tokens/s ÷ 普通目标解码的 tokens/s。每次点击只为每种方法计时一次短运行：在双核 CPU 上，'
+                  '相近的加速比在两次点击之间可能互换名次，排名之前请再测一次。'),
     'eagle.depth': '对于链（推测性解码），深度 d 是第 d 个草稿；对于树，是被接受路径上的第 d 个节点。树在每个深度同时检查多个猜测，所以在它具有的每个深度上有更多步被接受；为这台 CPU 选定的树较浅（深度写在名称里），因此 N 个草稿的链可能走得更远。',
     'compare.intro': ('为每一列选择策略并打开它的**设置**（贪婪；带处理器和采样器的采样；带或不带剪枝和采样前缀的束搜索；'
                       '随机束；带草稿、规则和 N 的推测性解码；带草稿头和树的 EAGLE）。每一列用相同的随机种子和长度依次'
@@ -294,7 +295,7 @@ TEXT = {
                                       '之后的不算）。'),
     'glossary.tau': '平均接受长度 τ (mean accepted length)',
     'glossary.tau.text': ('S 个验证步骤上的 (A + S) / S：每次目标前向传递输出的 token 数，包括目标模型自己的 token（修正或奖励），'
-                          '所以普通解码的 τ = 1.00。不计奖励 token 则是 A / S，有些引擎报告的是这个。'),
+                          '所以普通解码的 τ = 1.00。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'),
     'glossary.alpha': 'α 与 c（理论）',
     'glossary.alpha.text': ('α：一个草稿 token 被接受的概率，在 N = 1 时实测；c：草稿每个 token 的时间与目标模型每个 token 的'
                             '时间之比。理论加速比 (1 − α^(N+1)) / ((1 − α)(N c + 1)) 假设各次接受相互独立，且一次验证传递的代价'
@@ -345,10 +346,10 @@ TEXT = {
     'p.beam_window.last 4 steps': '最近 4 步',
     'p.beam_window.whole search': '完整搜索',
     'p.beam_show_off': '落出 top-k 的候选',
-    'p.beam_show_off.help': 'last = 只在最新一步显示',
-    'p.beam_show_off.last': 'last（最新一步）',
-    'p.beam_show_off.none': 'none（不显示）',
-    'p.beam_show_off.all': 'all（全部）',
+    'p.beam_show_off.help': '最新一步 = 只在最新一步显示',
+    'p.beam_show_off.last': '最新一步',
+    'p.beam_show_off.none': '不显示',
+    'p.beam_show_off.all': '全部',
     'p.stochastic': '随机束搜索 (stochastic beam search，Kool 等 2019)：无放回地采样 k 个序列',
     'p.stochastic.help': ('在加了 Gumbel 扰动的对数概率上做束搜索，每个子节点的噪声以其父节点的最大值为条件：这 k 个序列是从'
                           '模型的序列分布中无放回抽取的样本。剪枝和 EOS 策略不适用（已结束的序列按 in-beam 方式保留）。'),
@@ -402,6 +403,7 @@ TEXT = {
     'p.draft_model': '草稿模型（hub id 或文件夹）',
     'p.draft_model.help': '必须与目标模型使用完全相同的分词器。',
     'p.n_draft': '草稿长度 N',
+    'spec.link_n_auto': '链接中的 N = {raw} 不会被使用，因为*{toggle}*已打开：本页运行为本设备测定的 N（见下方）。关闭该开关即可自己选择 N。',
     'p.n_auto': '为本设备选择 N',
     'p.stop_below': '草稿置信度低于此值即停',
     'p.copy': '复制权重（把草稿与上下文混合）',
@@ -616,6 +618,7 @@ TEXT = {
     'viz.beam.x': '最佳假设不变的提示词比例',
     'viz.beam.y': '节省的扩展比例',
     'viz.beam.paper': '论文的设置',
+    'viz.beam.combo': '四个阈值的宽松组合',
     'viz.beam.recommended': '推荐',
     'col.distinct-1': 'distinct-1',
     'col.pairwise overlap': '两两重叠',
@@ -705,6 +708,7 @@ TEXT = {
     'spec.h.sweep': '草稿该多长？实测与理论对比',
     'spec.run_sweep': '运行扫描',
     'spec.per_forward': '每次目标前向传递的 token 数',
+    'spec.speedup_axis': 'tokens/s ÷ 普通解码 tokens/s（×）',
     'spec.speedup_title': '相对普通解码的加速比',
     'spec.measured': '实测 α = **{alpha:.2f}**，c = **{c:.2f}**。实测最佳 N = **{n}**（{speedup:.2f}×）。',
     'spec.why': '**为什么实测曲线与理论不同。**',
@@ -723,6 +727,7 @@ TEXT = {
     'spec.unit.many': '个 token',
     'spec.stopped': '草稿模型在 {token!r} 之后停下：它的置信度 q = {q:.2f} 低于停止阈值（{stop:.2f}），所以提出的 token 少于 N = {n} 个。',
     'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
+    'spec.no_draft_budget': '这一步没有草稿（只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
     'spec.lookup_q': '提示查找没有 q：把它视为点质量（q = 1）。',
     'spec.branch': ('除草稿链外，这一步的那一次目标前向传递还验证了另外 {extra} 个 token（次选 {runner_up} 个，查找分支 {lookup} 个）。'
@@ -799,7 +804,7 @@ TEXT = {
     'eagle.others_work': '其他页面照常工作。这些草稿头只为内置的 SmolLM2 训练。',
     'eagle.sized': '按本设备选择：**{total} 个 token（根 + {drafted} 个草稿），深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
     'eagle.size_reason': '树的规模 {total}，深度 {depth}：{reason}。',
-    'eagle.h.speed': '速度：EAGLE 对比普通解码和普通推测性解码',
+    'eagle.h.speed': '速度：EAGLE 对比普通解码和推测性解码（推测性解码页的默认设置）',
     'eagle.cmp.plain': '普通目标解码',
     'eagle.h.sizing': '为本设备选择树的规模',
     'eagle.sizing_lookup': ('加上 {n} 个 token 的查找分支后，一次验证传递的 token 比树本身多：在留出指令上，所选规模平均 '
@@ -1038,6 +1043,8 @@ TEXT = {
     'cell.multinomial': '多项分布采样 (multinomial)',
     'cell.gumbel-max': 'Gumbel-max',
     'cell.exp-race': '指数竞赛 (exp-race)',
+    'cell.gumbel': 'Gumbel-max (gumbel)',
+    'cell.gumbel-block': '分块 Gumbel-max (gumbel-block)',
     'eagle.heldout_setting': '动态树 top-k {k}，深度 {depth}，共 {total} 个 token，贪婪解码，{prompts} 条留出指令，{new} 个新 token',
     'spec.draft_what': ('为内置 SmolLM2-135M-Instruct 准备的推测性解码草稿模型：一个 {layers} 层的 Llama（隐藏维度与目标模型相同，为 {hidden}，'
                         'MLP 更窄，为 {mlp}），与目标模型共用冻结的绑定嵌入 / LM head（这部分不随草稿模型保存）。'),
