@@ -176,7 +176,7 @@ def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
     if drift:
         chart(st, drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}), "spec-drift", width="stretch")
         table(st, drift_rows(drift))
-        st.caption(t("spec.drift_noise"))
+        st.caption(t("spec.drift_noise", noise=drift.tv_noise, trials=drift.trials))
 
 
 def branch_caption(step) -> str:

@@ -1,6 +1,8 @@
 """Speculative-decoding studies: how long the draft should be (N sweep), and top-K verification's drift."""
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, replace
 
 import torch
@@ -140,6 +142,7 @@ class Drift:
     trials: int
     exact: dict = None         # rule -> the rule's exact first-token distribution on the shown tokens
     tv_exact: dict = None      # rule -> its exact total-variation distance to p (no sampling noise)
+    tv_noise: float = None     # the expected TV of a ``trials``-draw histogram of p itself: ½ Σ √(2 p (1 − p) / (π M))
 
 
 def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strategy: Speculative, k: int = 5,
@@ -169,7 +172,8 @@ def topk_drift(lm: LoadedModel, draft: LoadedModel, prompt_ids: list[int], strat
                  {name: tuple(f[top].tolist()) for name, f in freqs.items()},
                  {name: 0.5 * float((f - p).abs().sum()) for name, f in freqs.items()}, trials,
                  {name: tuple(e[top].tolist()) for name, e in exact.items()},
-                 {name: 0.5 * float((e - p).abs().sum()) for name, e in exact.items()})
+                 {name: 0.5 * float((e - p).abs().sum()) for name, e in exact.items()},
+                 0.5 * float(torch.sqrt(2 * p * (1 - p) / (math.pi * trials)).sum()))
 
 
 def _first_tokens(p: torch.Tensor, q: torch.Tensor, k: int, trials: int, gen: torch.Generator) -> dict:

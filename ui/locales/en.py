@@ -132,8 +132,9 @@ TEXT = {
                    "comes out is compared with the target's own distribution p. Rejection sampling matches p (it is "
                    'lossless); top-K with K > 1 drifts towards the draft. Greedy match is exact in its own setting: '
                    "it reproduces the target's greedy output token for token (tested)."),
-    'spec.drift_noise': ('TV distance also includes sampling noise, about √(vocab share / trials); rejection sampling '
-                         'stays at that floor.'),
+    'spec.drift_noise': ('TV distance also includes sampling noise: a histogram of {trials:,} draws from p itself is '
+                         'off by about {noise:.3f} (½ Σ √(2p(1 − p) / (π M)), see TV distance in the glossary). Rejection '
+                         'sampling stays at that floor; top-K verification adds its drift to it.'),
     'spec.sizing': ('Left: one target forward over T tokens, measured on this machine (the fastest of every measurement here so far: '
                     'noise only adds time; a verify pass of N drafts '
                     'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
