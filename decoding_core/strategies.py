@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .messages import EN, Msg
+from .messages import Msg
 from .models import LoadedModel, ModelLoadError
 from .settings import (REFERENCE_N, REFERENCE_TREE, Beam, Eagle, Greedy, RunSettings, Sample, Speculative,
                        StochasticBeam, Strategy)
@@ -144,9 +144,7 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         parts = [f"T {s.temperature:g}"] + ([f"top-k {s.top_k}"] if s.top_k else []) + \
             ([f"top-p {s.top_p:g}"] if s.top_p is not None and s.top_p < 1 else []) + \
             ([f"min-p {s.min_p:g}"] if s.min_p else [])
-        sampler = Msg.of(f"core.sampler.{strategy.sampler}") if f"core.sampler.{strategy.sampler}" in EN \
-            else strategy.sampler
-        return Msg.of("core.desc.sample", parts=", ".join(parts), sampler=sampler)
+        return Msg.of("core.desc.sample", parts=", ".join(parts), sampler=Msg.of(f"core.sampler.{strategy.sampler}"))
     if isinstance(strategy, Beam):
         b = strategy.beam
         return Msg.of("core.desc.beam", k=b.num_beams, pruning=Msg.of("core.desc.pruning") if b.pruning else "",
