@@ -137,6 +137,8 @@ def render() -> None:
         chart(f2, sweep_figure(rows, "speed-up", "speed-up (theory)", t("spec.speedup_title"), t("spec.speedup_axis")),
               "spec-sweep-speed-up", width="stretch")
         st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
+        if level := sweep.level_with_best():
+            st.caption(t("spec.level", ns=", ".join(map(str, level)), n=sweep.best.n))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
         busy_warning(st, lm, sweep.plain_tokens_per_s, sweep_run.max_new_tokens, len(prompt_ids))
         st.subheader(t("spec.h.price"))

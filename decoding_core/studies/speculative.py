@@ -67,6 +67,13 @@ class Sweep:
     def best(self) -> SweepRow:
         return max(self.rows, key=lambda r: r.speedup)
 
+    def level_with_best(self) -> tuple[int, ...]:
+        """The other N whose speed-up lies within the repeats' spread of the best one's (the two ± one standard
+        deviation overlap): on this machine they are not told apart. Empty with one repeat (no spread measured)."""
+        best = self.best
+        return tuple(r.n for r in self.rows if r is not best and r.repeats > 1 and best.repeats > 1
+                     and best.speedup - r.speedup <= best.speedup_sd + r.speedup_sd)
+
 
 def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings, max_n: int = 8,
             loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never,

@@ -150,6 +150,14 @@ def test_speculative_studies(target, loaders):
     assert [r.tau for r in twice.rows] == pytest.approx([r.tau for r in sweep.rows[:2]])  # greedy: the same tokens
     with pytest.raises(ValueError, match="repeats"):
         speculative.n_sweep(target, PROMPT, Speculative(n_draft=1), RunSettings(12), max_n=2, repeats=0)
+    assert sweep.level_with_best() == ()  # one repeat: no spread, no verdict
+    # hand-made rows: N = 1 and 3 overlap the best's ± sd, N = 4 does not
+    from dataclasses import replace as with_
+
+    base = with_(sweep.rows[0], repeats=3)
+    rows = tuple(with_(base, n=n, speedup=v, speedup_sd=sd) for n, v, sd in
+                 ((1, 1.40, 0.10), (2, 1.55, 0.06), (3, 1.49, 0.01), (4, 1.20, 0.05)))
+    assert with_(sweep, rows=rows).level_with_best() == (1, 3)
     drift = speculative.topk_drift(target, loaders.draft(target, "embedded"), PROMPT,
                                    Speculative(rule="topk", sampling=SamplingSettings(temperature=2.0)), k=10,
                                    trials=3000, seed=0)

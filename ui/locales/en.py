@@ -861,6 +861,8 @@ TEXT = {
     'spec.per_forward': 'tokens per target forward',
     'spec.speedup_axis': 'tokens/s ÷ plain tokens/s (×)',
     'spec.speedup_title': 'Speed-up over plain decoding',
+    'spec.level': ('N = {ns}: within the spread of the repeats of N = {n} (their ± one standard deviation overlap), '
+                   'so this sweep does not tell them apart; more repeats would.'),
     'spec.measured': 'Measured α = **{alpha:.2f}**, c = **{c:.2f}**. Best measured N = **{n}** ({speedup:.2f}×).',
     'spec.why': '**Why the measured curve differs from the theory.**',
     'spec.h.price': 'The price of a long draft',

@@ -711,6 +711,7 @@ TEXT = {
     'spec.per_forward': '每次目标前向传递的 token 数',
     'spec.speedup_axis': 'tokens/s ÷ 普通解码 tokens/s（×）',
     'spec.speedup_title': '相对普通解码的加速比',
+    'spec.level': 'N = {ns}：落在 N = {n} 各次重复的波动范围内（两者的 ± 一个标准差重叠），所以这次扫描分不出高下；增加重复次数才能区分。',
     'spec.measured': '实测 α = **{alpha:.2f}**，c = **{c:.2f}**。实测最佳 N = **{n}**（{speedup:.2f}×）。',
     'spec.why': '**为什么实测曲线与理论不同。**',
     'spec.h.price': '长草稿的代价',
