@@ -55,3 +55,8 @@ def gloss(anchor: str) -> str:
     """A link to a glossary entry, for a metric's help text."""
     assert any(anchor in anchors for _, anchors in GLOSSARY_SECTIONS), anchor
     return t("glossary.link", anchor=anchor)
+
+
+def token_unit(n: int) -> str:
+    """"token" or "tokens" after a count n (the step lines of the Speculative and EAGLE pages)."""
+    return t("spec.unit.one" if n == 1 else "spec.unit.many")
