@@ -367,6 +367,18 @@ class Bench:
                          f"({looked['reason']})", looked["total_tokens"], "tokens", depth=looked["depth"])
                 configs += (("dynamic", dict(top_k=8, depth=looked["depth"], total_tokens=looked["total_tokens"],
                                              lookup=BENCH_LOOKUP)),)
+                try:  # ... and with the branch drafted from the corpus where the context has nothing to copy
+                    from .datastore import load_datastore
+
+                    store = load_datastore(self.lm)
+                except ModelLoadError as exc:
+                    print(f"  corpus branch skipped: {exc}", file=sys.stderr)
+                else:
+                    fell = auto_tree(self.lm, head, kind, lookup=BENCH_LOOKUP, corpus=True)
+                    self.add("eagle", f"{label} + {BENCH_LOOKUP}-token lookup branch, corpus where none: device-aware "
+                             f"tree size ({fell['reason']})", fell["total_tokens"], "tokens", depth=fell["depth"])
+                    configs += (("dynamic", dict(top_k=8, depth=fell["depth"], total_tokens=fell["total_tokens"],
+                                                 lookup=BENCH_LOOKUP, datastore=store)),)
             for tree, kw in configs:
                 runs = []
 
@@ -377,7 +389,8 @@ class Bench:
 
                 ours, _, speedup = self.paired(run, self.ours, lambda r: len(r.tokens), lambda r: len(r.tokens))
                 name = f"{label} {tree}" + (f" ({kw['total_tokens']} tokens, depth {kw['depth']})" if kw else "") + \
-                    (f" + {kw['lookup']}-token lookup branch" if kw.get("lookup") else "")
+                    (f" + {kw['lookup']}-token lookup branch" if kw.get("lookup") else "") + \
+                    (", corpus where none" if kw.get("datastore") else "")
                 self.add("eagle", f"{name} (greedy)", ours, "tok/s")
                 self.add("eagle", f"{name}: speed-up over plain greedy (same run)", speedup, "x")
                 if getattr(self, "spec_speedup", None):  # each speed-up is timed against its own plain runs

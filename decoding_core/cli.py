@@ -106,6 +106,9 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
                    help="EAGLE and speculative: verify beside the draft a branch of up to this many tokens copied "
                         f"from the context (prompt lookup; 0 = none; default {Eagle.lookup} for EAGLE, "
                         f"{Speculative.lookup} for speculative)")
+    r.add_argument("--corpus-branch", action="store_true",
+                   help="EAGLE with --lookup > 0: where prompt lookup finds nothing, draft the branch from the corpus "
+                        "datastore (the embedded target's own training answers; decoding_core/datastore.py)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -218,7 +221,7 @@ def _strategy_settings(args, name: str):
                            args.runner_up)
     if name == "eagle":
         return Eagle(args.head, args.tree, args.tree_top_k, args.depth, args.total_tokens, args.target_sample, sampling,
-                     Eagle.lookup if args.lookup is None else args.lookup)
+                     Eagle.lookup if args.lookup is None else args.lookup, args.corpus_branch)
     raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
 
 

@@ -37,7 +37,8 @@ class DraftTree:
     tokens: list[int]
     parents: list[int]
     scores: list[float]
-    ranks: list[int]          # rank among its parent's proposals (0 = the head's top choice; -1 = copied by lookup)
+    ranks: list[int]          # rank among its parent's proposals (0 = the head's top choice; -1 = copied by lookup,
+                              # -2 = drafted from the corpus datastore where lookup found nothing)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ class EagleStep:
     draft_s: float
     target_s: float
     elapsed_s: float
-    lookup_nodes: tuple[int, ...] = ()  # nodes copied from the context (prompt lookup), not drafted by the head
+    lookup_nodes: tuple[int, ...] = ()  # nodes of the lookup branch (copied from the context), not drafted by the head
+    corpus_nodes: tuple[int, ...] = ()  # those of them drafted from the corpus datastore (prompt lookup found nothing)
 
     @property
     def is_verify(self) -> bool:
@@ -118,11 +120,12 @@ class EagleDecoder(DraftVerifyDecoder):
     def __init__(self, target: LoadedModel, head: EagleHead, tree: str = "dynamic", top_k: int = 8, depth: int = 5,
                  total_tokens: int = 48, settings: SamplingSettings | None = None, sample: bool = False,
                  max_new_tokens: int = 64, seed: int = 0, stop_at_eos: bool = True, static_paths=None,
-                 backend: str = "eager", record_candidates: bool = False, lookup: int = 0):
+                 backend: str = "eager", record_candidates: bool = False, lookup: int = 0, datastore=None):
         super().__init__(target, max_new_tokens, seed, stop_at_eos, backend)
         if not (isinstance(lookup, int) and 0 <= lookup <= LOOKUP_MAX):
             raise ValueError(f"the lookup branch must be an integer in [0, {LOOKUP_MAX}] tokens, got {lookup!r}")
         self.lookup = lookup
+        self.datastore = datastore if lookup else None  # the lookup branch's fallback (datastore.Datastore)
         self.record_candidates = record_candidates
         self.prune = True  # skip expanding tree nodes that cannot have a kept child (_can_have_kept_child)
         if tree not in ("static", "dynamic"):
@@ -153,6 +156,7 @@ class EagleDecoder(DraftVerifyDecoder):
         return {**super().metrics(), "sizes": {"head": self.head.kind, "tree": self.tree_kind,
                                                "total_tokens": self.total_tokens, "depth": self.depth,
                                                "top_k": self.top_k, "lookup": self.lookup,
+                                               "corpus": self.datastore is not None,
                                                "chosen_by": self.chosen_by}}
 
     # -- state ----------------------------------------------------------------------------------
@@ -317,9 +321,13 @@ class EagleDecoder(DraftVerifyDecoder):
         occurrence of the context's last 2-3 tokens) into the tree as one more path from the root: where a node
         already holds the copied token the chain follows it, otherwise it adds a node (scored as its parent: the head
         gave it no probability, and rank -1 marks it). Siblings stay distinct, so greedy and sampling acceptance are
-        unchanged."""
-        merge_path(tree.tokens, tree.parents, lookup_branch(self.context, self.lookup, self.special_ids),
-                   lambda parent, tok: self._add(tree, parent, tok, tree.scores[parent], -1))
+        unchanged. With a ``datastore``, where prompt lookup finds nothing the branch is the datastore's (rank -2):
+        a deterministic function of the context like the copy, so both rules stay exact."""
+        branch, rank = lookup_branch(self.context, self.lookup, self.special_ids), -1
+        if not branch and self.datastore is not None:
+            branch, rank = self.datastore.branch(self.context, self.lookup, self.special_ids), -2
+        merge_path(tree.tokens, tree.parents, branch,
+                   lambda parent, tok: self._add(tree, parent, tok, tree.scores[parent], rank))
 
     def _can_have_kept_child(self, tree: DraftTree, level: list[int]) -> list[int]:
         """The nodes of ``level`` that the rerank could still keep WITH a child (the others are not expanded:
@@ -367,6 +375,7 @@ class EagleDecoder(DraftVerifyDecoder):
         budget = self.max_new_tokens - len(self.tokens)
         tree = self._fit_budget(tree, budget)
         lookup_nodes = tuple(i for i, r in enumerate(tree.ranks) if r < 0) if self.lookup else ()
+        corpus_nodes = tuple(i for i, r in enumerate(tree.ranks) if r == -2) if self.datastore is not None else ()
         ids = torch.tensor([tree.tokens], device=self.lm.device)
         pos = position_ids(tree.parents, prefix)[None].to(self.lm.device)
         mask = tree_verify_mask(tree.parents, prefix, self.lm.dtype, self.lm.device)
@@ -394,7 +403,7 @@ class EagleDecoder(DraftVerifyDecoder):
         return EagleStep(len(self.history), "tree", tuple(tree.tokens), tuple(self.lm.token_text(t) for t in tree.tokens),
                          tuple(tree.parents), tuple(tree.scores), tree_attention_mask(tree.parents), tuple(path), nxt,
                          self.lm.token_text(nxt), tuple(emitted), d1 - d0, d2 - d1, time.perf_counter() - t0,
-                         lookup_nodes)
+                         lookup_nodes, corpus_nodes)
 
     def _fit_budget(self, tree: DraftTree, budget: int) -> DraftTree:
         """Drop nodes deeper than the token budget allows (a path of d nodes emits d + 1 tokens)."""

@@ -41,6 +41,7 @@ EN: dict[str, str] = {
     "core.desc.prompt_lookup": "prompt lookup",
     "core.desc.eagle": "EAGLE ({head}, {tree} tree, {total} tokens, depth {depth}{lookup})",
     "core.desc.lookup": ", + {n}-token lookup branch",
+    "core.desc.lookup_corpus": ", + {n}-token lookup branch, from the corpus where the context has no match",
     "core.desc.eagle_auto": "EAGLE ({head}, {tree} tree, size for this device{lookup})",
     "core.desc.auto": "auto",
     # samplers' names in the labels (settings.SAMPLERS)
@@ -90,6 +91,8 @@ EN: dict[str, str] = {
     'core.err.not_causal_lm': '{source} is not a causal language model transformers can load: {details}',
     'core.err.unreadable': '{source} could not be read ({details}); its weights may be corrupt or truncated.',
     'core.err.draft_for_embedded': "The shipped draft was made for the embedded SmolLM2 target; it cannot draft for {target}. Choose prompt lookup or a draft model with {target}'s tokenizer.",
+    'core.err.corpus_read': 'The corpus in {path} cannot be read for the corpus branch ({error}). Restore it with `git checkout -- assets/corpus`, or turn the corpus branch off.',
+    'core.err.corpus_tokenizer': 'The corpus branch drafts from token ids of {made_by}; {target} uses another tokenizer, so its branches would be other words. Turn the corpus branch off for this model.',
     'core.err.tokenizer_mismatch': 'The draft {draft} has a different tokenizer from {target} ({nd:,} vs {nt:,} tokens, {differ:,} differ): speculative decoding needs the same token ids. Choose a draft from the same model family, or prompt lookup.',
     'core.err.eager_only': '{what} runs the target eager, not with the {backend} backend',
     'core.desc.beam_kind': 'beam search',

@@ -217,7 +217,8 @@ class Eagle:
     """EAGLE with a shipped head (None = the default head) and a static or dynamic tree; ``depth`` and
     ``total_tokens`` "auto" = the size that maximises tokens/s on this device (dynamic trees). ``lookup`` > 0 adds
     one more branch to every tree: up to that many tokens copied from the context (prompt lookup), verified with
-    the rest."""
+    the rest; ``corpus``: where prompt lookup finds nothing, the branch is drafted from the corpus datastore (the
+    embedded target's own training answers, ``datastore.py``) instead."""
 
     head: str | None = None
     tree: str = "dynamic"
@@ -227,6 +228,7 @@ class Eagle:
     sample: bool = False
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     lookup: int = 0
+    corpus: bool = False
     name = "eagle"
 
     def __post_init__(self):
@@ -239,6 +241,10 @@ class Eagle:
         if self.total_tokens != "auto":
             _number("total tokens", self.total_tokens, lo=2, hi=256, integer=True)
         _number("lookup branch", self.lookup, lo=0, hi=LOOKUP_MAX, integer=True)
+        if not isinstance(self.corpus, bool):
+            raise ValueError(f"corpus must be true or false, got {self.corpus!r}")
+        if self.corpus and not self.lookup:
+            raise ValueError("the corpus branch is the lookup branch's fallback: give the lookup branch a length > 0")
 
     @property
     def auto(self) -> bool:

@@ -586,32 +586,35 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
             "pass_s": {k: pass_cost(verify, sized.get(k, chain_verify_tokens(k, lookup, runner_up))) for k in table}}
 
 
-def tree_table_rows(manifest: dict, lookup: int = 0) -> list:
+def tree_table_rows(manifest: dict, lookup: int = 0, corpus: bool = False) -> list:
     """A head manifest's rows of held-out tau by (total_tokens, depth): with a lookup branch the table measured with
     that branch, gated as now (``tau_by_size_lookup``, rows [total, depth, tau, mean verify tokens(, their
     distribution)]) or none (the tree-only table would under-state the pass; ``auto_tree`` then bounds it), else the
-    tree's own (``tau_by_size``)."""
+    tree's own (``tau_by_size``). ``corpus``: the branch falls back to the corpus datastore (the table
+    ``tau_by_size_lookup_corpus``)."""
     if lookup:
-        table = manifest.get("tau_by_size_lookup", {})
+        table = manifest.get("tau_by_size_lookup_corpus" if corpus else "tau_by_size_lookup", {})
         same = table.get("lookup") == lookup and same_gate(table, lookup)
         return table["rows"] if table.get("rows") and same else []
     return manifest.get("tau_by_size", {}).get("rows", [])
 
 
-def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int = 0) -> dict:
+def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int = 0, corpus: bool = False) -> dict:
     """The dynamic tree size that maximises expected tokens/s on THIS device: the head's held-out tau for
     each (total_tokens, depth) (its manifest's table for these settings, ``tree_table_rows``) over the measured cost
     of a verify pass of the step's tokens plus the head's levels. A lookup branch with no table of its own: the
     tree's tau without it over a pass with the whole branch (``lookup_bound``: both figures on the safe side). Returns
-    the choice and what it was chosen from."""
+    the choice and what it was chosen from. ``corpus``: the lookup branch falls back to the corpus datastore (with no
+    table of its own: bounded the same way)."""
     manifest = head_manifest(kind)
-    rows, bound = tree_table_rows(manifest, lookup), False
+    rows, bound = tree_table_rows(manifest, lookup, corpus), False
     if not rows and lookup:  # no table with this branch: the tree's own tau, the branch counted at its full length
         rows = [[t, d, tau, t + lookup] for t, d, tau in tree_table_rows(manifest)]
         bound = bool(rows)
     if not rows:
         return {**_reference_tree(), "reason": Msg.of("core.size.no_tree_table")}
-    measured_k = manifest.get("tau_by_size_lookup" if lookup and not bound else "tau_by_size", {}).get("top_k")
+    looked = "tau_by_size_lookup_corpus" if corpus else "tau_by_size_lookup"
+    measured_k = manifest.get(looked if lookup and not bound else "tau_by_size", {}).get("top_k")
     if measured_k is not None and measured_k != top_k:
         return {**_reference_tree(),
                 "reason": Msg.of("core.size.other_top_k", measured=measured_k, top_k=top_k)}
@@ -624,7 +627,7 @@ def auto_tree(target: LoadedModel, head, kind: str, top_k: int = 8, lookup: int 
     (total, depth), rates = choose_tree(table, verify, by_rows, top_k, sized)
     return {"total_tokens": total, "depth": depth, "tokens_per_s": rates[(total, depth)], "rates": rates,
             "verify_s": verify, "level_s": by_rows[top_k], "level_by_rows": by_rows, "tau": table[(total, depth)],
-            "reason": "measured", "lookup": lookup, "lookup_bound": bound,
+            "reason": "measured", "lookup": lookup, "corpus": corpus, "lookup_bound": bound,
             "verify_tokens": {k: tokens.get(k, float(k[0])) for k in table},
             "pass_s": {k: pass_cost(verify, sized.get(k, k[0])) for k in table}}
 

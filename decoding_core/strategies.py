@@ -23,7 +23,7 @@ class Loaders:
     draft: Callable      # (target, source) -> LoadedModel | None (None: prompt lookup)
     head: Callable       # (target, kind) -> EAGLE head
     chain_size: Callable  # (target, draft, source, copy, lookup, runner_up) -> sizing.auto_chain's dict
-    tree_size: Callable   # (target, head, kind, top_k, lookup) -> sizing.auto_tree's dict
+    tree_size: Callable   # (target, head, kind, top_k, lookup, corpus) -> sizing.auto_tree's dict
 
 
 def direct_loaders() -> Loaders:
@@ -60,7 +60,7 @@ def resolve_sizes(lm: LoadedModel, strategy: Strategy, draft=None, head=None, he
     if isinstance(strategy, Eagle):
         total, depth, choice = strategy.total_tokens, strategy.depth, None
         if strategy.auto:
-            choice = loaders.tree_size(lm, head, head_kind, strategy.top_k, strategy.lookup)
+            choice = loaders.tree_size(lm, head, head_kind, strategy.top_k, strategy.lookup, strategy.corpus)
             total = choice["total_tokens"] if total == "auto" else total
             depth = choice["depth"] if depth == "auto" else depth
         total = REFERENCE_TREE[0] if total == "auto" else total   # a static tree has its fixed shape
@@ -120,8 +120,13 @@ def build_decoder(lm: LoadedModel, strategy: Strategy, run: RunSettings | None =
         kind = head_kind(strategy)
         head = loaders.head(lm, kind)
         sizes = sizes or resolve_sizes(lm, strategy, head=head, head_kind=kind, loaders=loaders)
+        datastore = None
+        if strategy.corpus:
+            from .datastore import load_datastore
+
+            datastore = load_datastore(lm)
         dec = EagleDecoder(lm, head, strategy.tree, strategy.top_k, sizes.depth, sizes.total_tokens,
-                           strategy.sampling, strategy.sample, lookup=strategy.lookup, **common)
+                           strategy.sampling, strategy.sample, lookup=strategy.lookup, datastore=datastore, **common)
         dec.chosen_by = chosen_by(sizes.choice)
         return dec
     raise ValueError(f"unknown strategy {strategy!r}")
@@ -167,7 +172,8 @@ def describe(strategy: Strategy, sizes: Sizes | None = None) -> str:
         total = _auto(sizes.total_tokens if sizes and sizes.total_tokens else strategy.total_tokens)
         depth = _auto(sizes.depth if sizes and sizes.depth else strategy.depth)
         head = HEAD_LABELS.get(head_kind(strategy), strategy.head)
-        lookup = Msg.of("core.desc.lookup", n=strategy.lookup) if strategy.lookup else ""
+        lookup = Msg.of("core.desc.lookup_corpus" if strategy.corpus else "core.desc.lookup", n=strategy.lookup) \
+            if strategy.lookup else ""
         tree = Msg.of(f"core.tree.{strategy.tree}")
         if total == "auto" and depth == "auto":
             return Msg.of("core.desc.eagle_auto", head=head, tree=tree, lookup=lookup)

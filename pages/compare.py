@@ -71,6 +71,7 @@ FIELDS = {
               Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
               Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),
               Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("lookup", "p.eagle_lookup", 0, LOOKUP_MAX, 1),
+              Field("corpus", "p.eagle_corpus", choices=(False, True)),
               Field("sample", "cmp.f.sample", choices=(False, True)), replace(T, label="cmp.f.t_eagle")),
 }
 SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids

@@ -35,6 +35,7 @@ P = Controls([
     Param("tree_depth", 5, "p.tree_depth", 1, 8),
     Param("total_tokens", 32, "p.total_tokens", 4, 96, help="p.total_tokens.help"),
     Param("eagle_lookup", 0, "p.eagle_lookup", 0, LOOKUP_MAX, help="p.eagle_lookup.help"),
+    Param("eagle_corpus", False, "p.eagle_corpus", help="p.eagle_corpus.help"),
     Param("eagle_sample", False, "p.eagle_sample"),
     Param("eagle_tree_view", "compact", "p.eagle_tree_view", choices=TREE_VIEWS, widget="radio",
           labels=choice_ids("eagle_tree_view", TREE_VIEWS), help="p.eagle_tree_view.help"),
@@ -55,8 +56,9 @@ def controls(lm) -> Eagle:
         P.show("tree_auto", c1, disabled=not dynamic)
         P.show("tree_top_k", c2, disabled=not dynamic)
         auto = dynamic and ss.tree_auto
+        corpus = bool(ss.eagle_corpus and ss.eagle_lookup)  # the lookup branch's fallback: off with the branch
         if auto and (chosen := loaders.auto_sizes(lm, Eagle(ss.eagle_head, "dynamic", ss.tree_top_k,
-                                                                   lookup=ss.eagle_lookup))):
+                                                                   lookup=ss.eagle_lookup, corpus=corpus))):
             P.preset("tree_depth", chosen.depth)
             P.preset("total_tokens", chosen.total_tokens)
         P.show("tree_depth", c3, disabled=not dynamic or auto)
@@ -64,6 +66,7 @@ def controls(lm) -> Eagle:
         P.show("eagle_max_new", c5)
         l1, l2 = st.columns([2, 3])
         P.show("eagle_lookup", l1)
+        P.show("eagle_corpus", l1, disabled=not ss.eagle_lookup)
         l2.caption(t("eagle.lookup"))
         P.show("eagle_sample")
         sampling = SamplingSettings()
@@ -71,7 +74,7 @@ def controls(lm) -> Eagle:
             with st.expander(t("eagle.sampling_settings"), expanded=False):
                 sampling = show_sampling(P, "eagle_")
     sizes = ("auto", "auto") if auto else (ss.tree_depth, ss.total_tokens)
-    return Eagle(ss.eagle_head, ss.tree_kind, ss.tree_top_k, *sizes, ss.eagle_sample, sampling, ss.eagle_lookup)
+    return Eagle(ss.eagle_head, ss.tree_kind, ss.tree_top_k, *sizes, ss.eagle_sample, sampling, ss.eagle_lookup, corpus)
 
 
 def render() -> None:
@@ -103,7 +106,7 @@ def render() -> None:
     P.show("cmp_tokens", c1)
     P.sync()
     greedy_eagle = Eagle(strategy.head, strategy.tree, strategy.top_k, sizes.depth, sizes.total_tokens,
-                         lookup=strategy.lookup)
+                         lookup=strategy.lookup, corpus=strategy.corpus)
     cmp_run = lab.run(P["cmp_tokens"], stop_at_eos=False, backend="eager")
     key = (lab.key, greedy_eagle, cmp_run)
     if c2.button(t("cost.measure"), type="primary", width="stretch"):
@@ -159,7 +162,8 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
                   target_ms=1000 * step.target_s))
     if step.lookup_nodes:
         copied = set(step.lookup_nodes)
-        st.markdown(t("eagle.step_copied", n=len(copied), accepted=len(copied & set(step.accepted_path))))
+        st.markdown(t("eagle.step_corpus" if step.corpus_nodes else "eagle.step_copied", n=len(copied),
+                      accepted=len(copied & set(step.accepted_path))))
     view = P.show("eagle_tree_view")
     P.sync()
     dot = tree_dot(step, compact=view == "compact")
@@ -229,6 +233,9 @@ def explain(kind: str) -> None:
         gate = looked.get("lookup_min_ngram", LOOKUP_MIN_NGRAM)
         matches = f"{gate}-{LOOKUP_MAX_NGRAM}" if gate < LOOKUP_MAX_NGRAM else f"{gate}"
         lines.append(t("eagle.heldout_tau_lookup", tau=looked["tau"], n=looked["lookup"], matches=matches))
+        fell_back = info.get("heldout_tau_lookup_corpus")
+        if fell_back and fell_back.get("lookup") == looked["lookup"] and same_gate(fell_back, fell_back["lookup"]):
+            lines.append(t("eagle.heldout_tau_lookup_corpus", tau=fell_back["tau"]))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
         lines.append(t("eagle.agree_depth", values=", ".join(f"{k + 1}: {a:.2f}" for k, a in enumerate(by_depth))))

@@ -48,6 +48,39 @@ def run_all(make, prompts, outputs: list | None = None):
             "tokens_per_s": round(tokens / wall, 2)}
 
 
+def corpus_branch(result: dict, lm, head, trees, prompts, refs, sizes, lk: int, top_k: int, n: int, setting: str,
+                  t0: float) -> None:
+    """The lookup branch with the corpus datastore as its fallback: the replay table (each recorded position's branch
+    is the datastore's where prompt lookup found nothing) and a real run at the reference tree."""
+    from decoding_core.datastore import load_datastore
+
+    store = load_datastore(lm)
+    never = frozenset(getattr(lm.tokenizer, "all_special_ids", ()) or ())
+    fell_back = [[(*row[:4], row[4] or store.branch(ids + g[: i + 1], lk, never)) for i, row in enumerate(rows)]
+                 for ids, g, rows in zip(prompts, refs, trees)]
+    tokens: dict[tuple[int, int], float] = {}
+    shares: dict[tuple[int, int], list] = {}
+    table = trees_tau(fell_back, sizes, verify_tokens=tokens, pass_sizes=shares)
+    measured = run_all(lambda: EagleDecoder(lm, head, "dynamic", top_k, 5, 32, max_new_tokens=n, lookup=lk,
+                                            datastore=store), prompts)
+    what = (f"+ a {lk}-token lookup branch (copied after {LOOKUP_MIN_NGRAM}-3 matching tokens; where the context has "
+            f"none, drafted from the corpus datastore: {store.tokens:,} training-answer tokens, suffixes seen >= "
+            f"{store.min_count} times)")
+    result["heldout_tau_lookup_corpus"] = {
+        **measured, "setting": f"dynamic tree top-k {top_k}, depth 5, total 32, {what}, {setting}", "lookup": lk,
+        "lookup_min_ngram": LOOKUP_MIN_NGRAM, "corpus": True, "replay_tau_same_size": round(table[(32, 5)], 4)}
+    result["tau_by_size_lookup_corpus"] = {
+        "top_k": top_k, "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM, "corpus": True,
+        "columns": ["total_tokens", "depth", "tau", "verify_tokens", "verify_token_shares"],
+        "rows": [[t, d, round(v, 4), round(tokens[(t, d)], 2), shares[(t, d)]] for (t, d), v in sorted(table.items())],
+        "setting": f"{what}, {setting}",
+        "method": "replay of the largest tree and the lookup branch (or the datastore's) at every position of the greedy "
+                  "output (decoding_core/sizing.py trees_tau)"}
+    print(f"dynamic (32, 5) {what}: measured tau {measured['tau']} vs replay {table[(32, 5)]:.3f}; mean verify tokens "
+          f"at (32, 5) {tokens[(32, 5)]:.1f}, at (6, 2) {tokens[(6, 2)]:.1f} ({time.perf_counter() - t0:.0f} s)",
+          flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="assets/corpus")
@@ -65,6 +98,9 @@ def main(argv=None):
                     "(a candidate from train_eagle3.py --out); --write then writes into its manifest")
     ap.add_argument("--lookup", type=int, default=8, help="EAGLE: also measure the trees with a prompt-lookup "
                     "branch of this many tokens added to them (0: not): tau_by_size_lookup, heldout_tau_lookup")
+    ap.add_argument("--corpus-branch", action="store_true", help="EAGLE with --lookup: also the trees whose lookup "
+                    "branch falls back to the corpus datastore (decoding_core/datastore.py): tau_by_size_lookup_corpus, "
+                    "heldout_tau_lookup_corpus")
     ap.add_argument("--copy", type=float, default=COPY_WEIGHT, help="draft: also measure the draft mixed with "
                     "a copy of the context at this weight (SpeculativeDecoder's copy; 0: not)")
     ap.add_argument("--draft-lookup", type=int, default=Speculative.lookup,
@@ -142,6 +178,8 @@ def main(argv=None):
             print(f"{name}: dynamic (32, 5) {what}: measured tau {looked['tau']} vs replay {looked_table[(32, 5)]:.3f}; "
                   f"mean verify tokens at (32, 5) {tokens[(32, 5)]:.1f}, at (6, 2) {tokens[(6, 2)]:.1f} "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        if lk and args.corpus_branch:
+            corpus_branch(results[name], lm, head, trees, prompts, refs, sizes, lk, args.tree_top_k, n, setting, t0)
     if only & {"draft", "draft-tree"}:
         folder = ROOT / args.draft if args.draft else DRAFT_DIR
         draft = load_embedded_draft(lm, folder)
@@ -206,6 +244,7 @@ def main(argv=None):
             manifest.update(r)
             path.write_text(json.dumps(manifest, indent=1) + "\n")
         print("manifests updated")
+    return results
 
 
 if __name__ == "__main__":

@@ -35,10 +35,10 @@ def _chain(_target, _draft_model, target_key, source, copy, lookup, runner_up):
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _tree(_target, _head_model, target_key, kind, top_k, lookup):
+def _tree(_target, _head_model, target_key, kind, top_k, lookup, corpus):
     from decoding_core.sizing import auto_tree
 
-    return auto_tree(_target, _head_model, kind, top_k, lookup)
+    return auto_tree(_target, _head_model, kind, top_k, lookup, corpus)
 
 
 def draft(lm: LoadedModel, source: str):
@@ -57,9 +57,9 @@ def chain_size(lm: LoadedModel, draft_model, source: str, copy: float = 0.0, loo
         return _chain(lm, draft_model, _key(lm), source, copy, lookup, runner_up)
 
 
-def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int, lookup: int = 0) -> dict:
+def tree_size(lm: LoadedModel, head_model, kind: str, top_k: int, lookup: int = 0, corpus: bool = False) -> dict:
     with st.spinner(t("load.tree")):
-        return _tree(lm, head_model, _key(lm), kind, top_k, lookup)
+        return _tree(lm, head_model, _key(lm), kind, top_k, lookup, corpus)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)  # the spinner is next_logits' (in the session's language)

@@ -30,11 +30,12 @@ def _descendants(parents) -> list[int]:
 
 def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
     """Nodes: token text and draft confidence exp(score) as a percentage (a node copied by the lookup branch:
-    "copied", blue); the accepted path bold green, rejected branches dashed with dark text on white (readable on a
+    "copied", blue; drafted from the corpus where the text had no match: "corpus", blue); the accepted path bold green, rejected branches dashed with dark text on white (readable on a
     projector). ``compact``: only the accepted path and the alternatives branching off it, each with the number of
     drafted nodes hidden below it."""
     path = set(step.accepted_path)
     copied = set(getattr(step, "lookup_nodes", ()))
+    corpus = set(getattr(step, "corpus_nodes", ()))
     below = _descendants(step.parents)
     keep = set(range(len(step.texts)))
     if compact:
@@ -50,7 +51,8 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         fill, color = ("#b2f2bb", "#2b8a3e") if on else ("#ffffff", "#495057")
         if i in copied:
             fill, color = ("#b2f2bb" if on else "#d0ebff"), "#1864ab"
-        sub = t("viz.tree.root") if i == 0 else t("viz.tree.copied") if i in copied else f"q {percent(math.exp(score))}"
+        sub = (t("viz.tree.root") if i == 0 else t("viz.tree.corpus") if i in corpus else t("viz.tree.copied")
+               if i in copied else f"q {percent(math.exp(score))}")
         hidden = below[i] if compact and not on else 0
         if hidden:
             sub += " · " + t("viz.tree.below", n=hidden)
@@ -73,9 +75,9 @@ def step_rows(steps) -> list[dict]:
     for s in steps:
         depth = depths(list(s.parents))
         path = set(s.accepted_path)
-        copied = set(getattr(s, "lookup_nodes", ()))
+        copied, corpus = set(getattr(s, "lookup_nodes", ())), set(getattr(s, "corpus_nodes", ()))
         rows.extend({"step": s.index + 1, "node": i, "parent": s.parents[i], "depth": depth[i], "token": s.texts[i],
-                     "source": "lookup" if i in copied else "head",
+                     "source": "corpus" if i in corpus else "lookup" if i in copied else "head",
                      "draft q": None if i in copied else round(math.exp(s.scores[i]), 6),
                      "result": "accepted" if i in path else "rejected"}
                     for i in range(1, len(s.texts)))

@@ -94,6 +94,30 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
     assert not at.exception
 
 
+def test_the_corpus_branch_is_drawn_and_keeps_the_text():
+    """With the corpus branch on, a prompt whose words do not repeat gets the lookup branch from the corpus: its nodes
+    are drawn as "corpus", the step line says where they came from, and the greedy text is the same as without it.
+    The toggle is off (and disabled) while the lookup branch is 0."""
+    at = open_app(PAGE, {"prompt": "Name three uses for a paper clip.", "eagle_tree_view": "whole tree",
+                         "tree_auto": "false", "total_tokens": "12", "tree_depth": "3"})
+    assert at.toggle(key="eagle_corpus").disabled
+    at.slider(key="eagle_lookup").set_value(8).run()
+    at.toggle(key="eagle_corpus").set_value(True).run()
+    for _ in range(4):
+        at.button(key="eagle_step").click().run()
+        trees = at.get("graphviz_chart")
+        if trees and ">#" in trees[0].proto.spec and "corpus" in trees[0].proto.spec:
+            break
+    assert "corpus" in at.get("graphviz_chart")[0].proto.spec
+    assert any("came from the corpus branch" in m.value for m in at.markdown)
+    at.slider(key="cmp_tokens").set_value(12).run()
+    next(b for b in at.button if b.label == "Measure").click().run()
+    table = at.dataframe[-1].value
+    assert (table["same text as reference"].iloc[1:] == "yes").all()
+    assert table.iloc[-1]["settings"].endswith("from the corpus where the context has no match")
+    assert not at.exception
+
+
 def test_a_branch_figure_measured_with_another_gate_is_not_quoted(monkeypatch):
     """The head's manifest quotes held-out tau with the lookup branch; a figure measured while the branch copied after
     another number of matching tokens than the decoders use now is stale, and the page leaves it out."""

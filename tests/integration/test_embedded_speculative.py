@@ -79,13 +79,37 @@ def test_prompt_lookup_equals_target_greedy(embedded, greedy_refs):
     assert out.tokens == greedy_refs[PROMPTS[1]]
 
 
-@pytest.mark.parametrize("tree,lookup", [("static", 0), ("dynamic", 0), ("dynamic", 8)])
-def test_eagle_greedy_equals_target_greedy(embedded, head, greedy_refs, tree, lookup):
+@pytest.mark.parametrize("tree,lookup,corpus", [("static", 0, False), ("dynamic", 0, False), ("dynamic", 8, False),
+                                               ("static", 8, True), ("dynamic", 8, True)])
+def test_eagle_greedy_equals_target_greedy(embedded, head, greedy_refs, tree, lookup, corpus):
+    """Also with the lookup branch falling back to the corpus datastore built from the shipped corpus: the tokens it
+    drafts are the datastore's branch after the step's context, and some are accepted."""
+    from decoding_core.datastore import load_datastore
+
+    store = load_datastore(embedded) if corpus else None
+    from_corpus = accepted = 0
     for prompt in PROMPTS:
         ids = embedded.encode(prompt, chat=True)
-        out = EagleDecoder(embedded, head, tree, 8, 5, 32, max_new_tokens=N, lookup=lookup).start(ids).run()
+        dec = EagleDecoder(embedded, head, tree, 8, 5, 32, max_new_tokens=N, lookup=lookup, datastore=store).start(ids)
+        out = dec.run()
         assert out.tokens == greedy_refs[prompt]
         assert out.metrics["mean_accepted_length"] > 1.0
+        assert out.metrics["sizes"]["corpus"] is corpus
+        done = 0  # tokens emitted before the step: its tree was drafted after ids + out.tokens[:done]
+        for s in dec.history:
+            if s.corpus_nodes:
+                branch = store.branch(ids + out.tokens[:done], lookup, dec.special_ids)
+                leaf = max(s.corpus_nodes)
+                path, node = [], leaf
+                while node > 0:
+                    path.append(s.tokens[node])
+                    node = s.parents[node]
+                assert path[::-1] == branch[: len(path)]
+            from_corpus += len(s.corpus_nodes)
+            accepted += len(set(s.corpus_nodes) & set(s.accepted_path))
+            done += len(s.emitted)
+    if corpus:
+        assert from_corpus > 0 and accepted > 0
 
 
 def test_rejection_sampling_first_token_matches_target(embedded, draft):
@@ -115,6 +139,7 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
                  ["--strategy", "eagle", "--tree", "dynamic", "--total-tokens", "32", "--depth", "5"],
                  ["--strategy", "eagle", "--head", "eagle1", "--tree", "static"],
                  ["--strategy", "eagle", "--lookup", "8"],  # a copied branch in every tree
+                 ["--strategy", "eagle", "--lookup", "8", "--corpus-branch"],  # ... from the corpus where none
                  ["--strategy", "eagle"]):  # the default head, tree size auto
         proc = run_cli(*args, "--chat", PROMPTS[0], "--max-new-tokens", str(N), "--device", "cpu")
         assert proc.returncode == 0, proc.stderr

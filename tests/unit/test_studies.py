@@ -27,7 +27,7 @@ def loaders(target):
     return Loaders(draft=lambda t, source: None if source == "prompt-lookup" else draft,
                    head=lambda t, kind: head,
                    chain_size=lambda t, d, source, *tree: {"n_draft": 3, "reason": "measured"},
-                   tree_size=lambda t, h, kind, top_k, lookup: {"total_tokens": 10, "depth": 3, "reason": "measured"})
+                   tree_size=lambda t, h, kind, top_k, lookup, corpus=False: {"total_tokens": 10, "depth": 3, "reason": "measured"})
 
 
 def test_decoders_built_from_settings(target, loaders):

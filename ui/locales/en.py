@@ -483,6 +483,12 @@ TEXT = {
     'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (what "
                             "followed the latest earlier occurrence of the last 2-3 tokens; the Speculative page's "
                             "prompt-lookup draft alone also copies after one). 0 = off."),
+    'p.eagle_corpus': 'Corpus branch where the text has no match',
+    'p.eagle_corpus.help': ("When the lookup branch finds nothing to copy, draft it from the corpus instead: after the "
+                            "last 1-4 tokens, the token that most often followed them in the embedded model's own "
+                            "~3 M tokens of training answers, chained (retrieval drafting, as REST). It catches the "
+                            "model's habits of phrasing on topics the head never saw. Needs a lookup branch > 0; "
+                            "the embedded model only (same token ids)."),
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '
@@ -994,6 +1000,9 @@ TEXT = {
                    '{draft_ms:.0f} ms, target {target_ms:.0f} ms).'),
     'eagle.step_copied': ('Of those, **{n}** were copied by the lookup branch (blue), not drafted by the head; '
                           '**{accepted}** of them accepted.'),
+    'eagle.step_corpus': ('Of those, **{n}** came from the corpus branch (blue, "corpus": the text had nothing to copy, '
+                          'so the branch is what most often followed in the model\'s own training answers), not '
+                          'drafted by the head; **{accepted}** of them accepted.'),
     'eagle.select_node': 'Select a node to see what it attends to',
     'eagle.attends': ('**{node}** attends to the whole prefix plus: {visible} (itself and its ancestors). Under '
                       'the plain causal mask it would also see every earlier node in the flattened order, '
@@ -1012,6 +1021,7 @@ TEXT = {
     'eagle.vocab': 'Draft vocabulary: {size:,} tokens, covering {coverage:.1%} of held-out answer tokens.',
     'eagle.heldout_tau': 'Held-out mean accepted length τ **{tau:.2f}** ({setting}).',
     'eagle.heldout_tau_lookup': 'The same tree with a {n}-token lookup branch added (copying after {matches} matching tokens): τ **{tau:.2f}**.',
+    'eagle.heldout_tau_lookup_corpus': 'With the corpus drafting that branch where the text has no match: τ **{tau:.2f}**.',
     'eagle.agree_depth': 'Held-out top-1 agreement with the target by depth (training-time test): {values}.',
     'eagle.agree': 'Held-out top-1 agreement with the target (true features): {value:.2f}.',
     'eagle.loss_caption': ('The curves of the last training run ({steps} steps; the head has had {total} in all, each run '
@@ -1119,6 +1129,7 @@ TEXT = {
     'viz.tree.root': 'root',
     'viz.tree.below': '+{n} below',
     'viz.tree.copied': 'copied',
+    'viz.tree.corpus': 'corpus',
 
     # Loading and measuring once; the EAGLE loss curves; tree tooltips; what an export needs
     'load.draft': 'Loading the draft ({source})…',

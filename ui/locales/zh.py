@@ -379,6 +379,8 @@ TEXT = {
     'p.total_tokens': '总 token 数',
     'p.total_tokens.help': '树的规模（含根），在一次目标前向传递中验证。',
     'p.eagle_lookup': '查找分支（token 数）',
+    'p.eagle_corpus': '文本中找不到时用语料库分支',
+    'p.eagle_corpus.help': '查找分支在文本中找不到可复制的内容时，改从语料库起草：在最后 1-4 个 token 之后，取内置模型自己约 300 万个训练回答 token 中最常紧随其后的 token，逐个接下去（检索式起草，如 REST）。它能补上草稿头没见过的话题里模型惯用的措辞。需要查找分支 > 0；仅限内置模型（token id 相同）。',
     'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容；“投机解码”页单独使用的提示词查找草稿在只匹配 1 个 token 时也会复制）。0 = 关闭。',
     'p.eagle_sample': '采样（无损树采样）而非贪婪',
     'p.eagle_tree_view': '树显示',
@@ -823,6 +825,7 @@ TEXT = {
     'eagle.step': ('**第 {n} 步**：一棵 {drafted} 个草稿 token 的树，在一次目标前向传递中验证；沿绿色路径**接受 {accepted} 个**，然后是目标模型自己的 '
                    '**`{token}`** → {emitted} {unit}（草稿 {draft_ms:.0f} ms，目标 {target_ms:.0f} ms）。'),
     'eagle.step_copied': '其中 **{n}** 个是查找分支复制的（蓝色），不是草稿头起草的；其中 **{accepted}** 个被接受。',
+    'eagle.step_corpus': '其中 **{n}** 个来自语料库分支（蓝色，“语料库”：文本中没有可复制的内容，分支取模型自己的训练回答中最常紧随其后的内容），不是草稿头起草的；其中 **{accepted}** 个被接受。',
     'eagle.select_node': '选择一个节点，查看它关注哪些位置',
     'eagle.attends': '**{node}** 关注整个前缀以及：{visible}（它自己和它的祖先）。在普通因果掩码下，它还会看到展平顺序中所有更早的节点，包括兄弟分支，它的预测就会以不属于它自己的文本为条件。',
     'eagle.m.tau.help': '(被接受的草稿数 + 验证步骤数) / 验证步骤数：预填充之后每次目标前向传递的 token 数，包括目标模型自己的 token（普通解码 = 1.00）',
@@ -837,6 +840,7 @@ TEXT = {
     'eagle.vocab': '草稿词汇表：{size:,} 个 token，覆盖留出回答 token 的 {coverage:.1%}。',
     'eagle.heldout_tau': '留出数据上的平均接受长度 τ **{tau:.2f}**（{setting}）。',
     'eagle.heldout_tau_lookup': '同一棵树再加一条 {n} 个 token 的查找分支（匹配 {matches} 个 token 后才复制）：τ **{tau:.2f}**。',
+    'eagle.heldout_tau_lookup_corpus': '文本中找不到时由语料库起草这条分支：τ **{tau:.2f}**。',
     'eagle.agree_depth': '留出数据上按深度与目标模型的 top-1 一致率（训练时测试）：{values}。',
     'eagle.agree': '留出数据上与目标模型的 top-1 一致率（真实特征）：{value:.2f}。',
     'eagle.loss_caption': ('这是最后一次训练的曲线（{steps} 步；该草稿头总共训练了 {total} 步，每次都从上一次的结果继续：'
@@ -941,6 +945,7 @@ TEXT = {
     'viz.tree.root': '根',
     'viz.tree.below': '下方另有 {n} 个',
     'viz.tree.copied': '复制',
+    'viz.tree.corpus': '语料库',
 
     # 一次性加载与测量；EAGLE 损失曲线；树节点提示；导出所需
     'load.draft': '正在加载草稿模型（{source}）…',
@@ -992,6 +997,7 @@ TEXT = {
     'core.desc.prompt_lookup': '提示词查找',
     'core.desc.eagle': 'EAGLE（{head}，{tree}树，{total} 个 token，深度 {depth}{lookup}）',
     'core.desc.lookup': '，另加 {n} 个 token 的查找分支',
+    'core.desc.lookup_corpus': '，另加 {n} 个 token 的查找分支（上下文中找不到时取自语料库）',
     'core.desc.eagle_auto': 'EAGLE（{head}，{tree}树，大小按本机测定{lookup}）',
     'core.desc.auto': '自动',
     'core.sampler.multinomial': '多项分布采样',
@@ -1069,6 +1075,8 @@ TEXT = {
     'core.err.not_causal_lm': '{source} 不是 transformers 能加载的因果语言模型：{details}',
     'core.err.unreadable': '{source} 读不出来（{details}）；它的权重可能损坏或不完整。',
     'core.err.draft_for_embedded': '随附的草稿模型是为内置的 SmolLM2 目标模型做的，不能为 {target} 起草。请选提示词查找，或一个与 {target} 分词器相同的草稿模型。',
+    'core.err.corpus_read': '无法读取 {path} 中的语料库来构建语料库分支（{error}）。请用 `git checkout -- assets/corpus` 恢复，或关闭语料库分支。',
+    'core.err.corpus_tokenizer': '语料库分支使用的是 {made_by} 的 token id；{target} 的分词器不同，分支会变成别的词。请为此模型关闭语料库分支。',
     'core.err.tokenizer_mismatch': '草稿模型 {draft} 的分词器与 {target} 不同（{nd:,} 对 {nt:,} 个 token，{differ:,} 个不同）：推测性解码需要相同的 token id。请选同一模型家族的草稿模型，或提示词查找。',
     'core.err.eager_only': '{what}要求目标模型以 eager 方式运行，不能用 {backend} 后端',
     'core.desc.beam_kind': '束搜索',
