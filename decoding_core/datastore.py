@@ -35,20 +35,20 @@ _SEP = 1 << 16  # ends each answer in the index; no 16-bit id
 class Datastore:
     """Exact n-gram table over token sequences (ids < 65,536): ``branch`` drafts from it."""
 
-    def __init__(self, seqs, min_count: int = MIN_COUNT):
+    def __init__(self, seqs, min_count: int = MIN_COUNT, min_share: float = 0.0):
         t0 = time.perf_counter()
         parts = [np.asarray(list(s) + [_SEP], dtype=np.int64) for s in seqs if len(s)]
         arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         if arr.size and int(arr[arr != _SEP].max(initial=0)) >= _SEP:
             raise ValueError("the datastore packs token ids into 16 bits; this vocabulary has larger ids")
-        self.tokens, self.min_count, self.tables = int((arr != _SEP).sum()), min_count, {}
+        self.tokens, self.min_count, self.min_share, self.tables = int((arr != _SEP).sum()), min_count, min_share, {}
         for k in ORDERS:
             n = max(len(arr) - k, 0)  # k-grams arr[p:p+k] followed by arr[p+k]
             key, ok = np.zeros(n, dtype=np.int64), arr[k: k + n] != _SEP
             for j in range(k):
                 key = (key << 16) | arr[j: j + n]
                 ok &= arr[j: j + n] != _SEP
-            self.tables[k] = _mode_table(key[ok], arr[k: k + n][ok], min_count)
+            self.tables[k] = _mode_table(key[ok], arr[k: k + n][ok], min_count, min_share)
         self.build_s = time.perf_counter() - t0
 
     @property
@@ -83,8 +83,9 @@ class Datastore:
         return out
 
 
-def _mode_table(key: np.ndarray, nxt: np.ndarray, min_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted unique keys seen >= min_count times, the most frequent next token of each; ties: the smallest id)."""
+def _mode_table(key: np.ndarray, nxt: np.ndarray, min_count: int, min_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted unique keys seen >= min_count times whose most frequent next token followed them at least ``min_share``
+    of the time, that token; ties: the smallest id)."""
     if not key.size:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     order = np.lexsort((nxt, key))
@@ -100,7 +101,7 @@ def _mode_table(key: np.ndarray, nxt: np.ndarray, min_count: int) -> tuple[np.nd
     gid = np.repeat(np.arange(len(group)), np.diff(np.r_[group, len(pair_key)]))
     cand = np.flatnonzero(pair_n == best[gid])  # every group has one; take each group's first
     first_best = cand[np.r_[True, gid[cand][1:] != gid[cand][:-1]]]
-    keep = total >= min_count
+    keep = (total >= min_count) & (best >= min_share * total)
     return pair_key[group][keep], pair_nxt[first_best][keep].astype(np.int32)
 
 

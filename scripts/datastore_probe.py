@@ -28,6 +28,35 @@ from decoding_core.eagle3_head import load_eagle3
 from decoding_core.models import load_model
 from decoding_core.sizing import drafted_trees, greedy_references, trees_tau
 
+SMALL = [(4, 2), (4, 3), (6, 2), (6, 3), (8, 2), (8, 3), (10, 3), (12, 3)]
+
+
+def small_tree_study(lm, head, answers, prompts, refs, trees, never, lens: list[int], shares: list[float]) -> dict:
+    """Per variant (no branch, the lookup branch, the lookup branch falling back to the datastore's of at most L tokens
+    whose guesses followed their suffix >= s of the time): the best small tree by expected tokens/s on this machine
+    (sizing.choose_tree over the measured forward costs and head level costs, each size's mean pass from the replay)."""
+    from decoding_core.sizing import choose_tree, forward_costs, head_level_cost
+
+    verify = forward_costs(lm)
+    by_rows = {n: head_level_cost(lm, head, n) for n in (1, 2, 4, 8)}
+    variants = {"head": [[r[:4] for r in rs] for rs in trees], "head+lookup": trees}
+    for s in shares:
+        store = Datastore(answers, min_count=2, min_share=s)
+        for n in lens:
+            variants[f"head+lookup|store {n} tokens, share >= {s}"] = [
+                [(*r[:4], r[4] or store.branch(ids + g[: i + 1], n, never)) for i, r in enumerate(rs)]
+                for ids, g, rs in zip(prompts, refs, trees)]
+    study = {}
+    for name, rows in variants.items():
+        fed: dict = {}
+        table = trees_tau(rows, SMALL, verify_tokens=fed)
+        best, rates = choose_tree(table, verify, by_rows, 8, fed)
+        study[name] = {"size": f"{best[0]}/{best[1]}", "tau": round(table[best], 3), "pass": round(fed[best], 2),
+                       "tok/s": round(rates[best], 2)}
+        print(json.dumps({name: study[name]}), flush=True)
+    return study
+
+
 def _run(a: list[int], b: list[int]) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
@@ -40,8 +69,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--branch", type=int, default=8, help="tokens in the datastore branch (and the lookup branch)")
     ap.add_argument("--min-count", default="2,5,20", help="comma-separated: a suffix must have been seen this often")
-    ap.add_argument("--store-len", default="", help="comma-separated: also the lookup branch falling back to a "
-                    "datastore branch of only this many tokens (min count 2), for the smaller trees' pass sizes")
+    ap.add_argument("--store-len", default="", help="comma-separated: the small-tree study: the lookup branch falling "
+                    "back to a datastore branch of at most this many tokens (min count 2) ...")
+    ap.add_argument("--store-share", default="0", help="... whose guesses followed their suffix at least this share of "
+                    "the time (comma-separated); each variant's expected tokens/s at its best small tree, from this "
+                    "machine's measured forward and head costs (sizing.choose_tree)")
     args = ap.parse_args(argv)
     answers = [r["answer_ids"] for r in corpus_rows(args.corpus, "train") if r["answer_ids"]]
     lm = load_model(device="cpu")
@@ -83,12 +115,10 @@ def main(argv=None) -> dict:
         mean_run = np.mean([_run(b, r[3]) for bs, rs in zip(stores, trees) for b, r in zip(bs, rs)])
         out[f"store branch mean matching run (min count {mc})"] = round(float(mean_run), 3)
         print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}, indent=0), flush=True)
-    store = Datastore(answers, min_count=2)
-    for n in (int(x) for x in args.store_len.split(",") if x):
-        rows_ = [[(*r[:4], r[4] or store.branch(ids + g[: i + 1], n, never)) for i, r in enumerate(rs)]
-                 for ids, g, rs in zip(prompts, refs, trees)]
-        tau(f"head+lookup|store {n} tokens", rows_)
-        print(json.dumps({k: round(v, 3) for k, v in out.items() if "tokens" in k and isinstance(v, float)}), flush=True)
+    if args.store_len:
+        out["small trees"] = small_tree_study(lm, head, answers, prompts, refs, trees, never,
+                                              [int(x) for x in args.store_len.split(",")],
+                                              [float(x) for x in args.store_share.split(",")])
     return out
 
 

@@ -32,6 +32,8 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "eagle": ("", ["Step", "Step", "Step"]),
     "eagle:lookup": ("?eagle_lookup=8&eagle_tree_view=whole%20tree&prompt=Repeat%20after%20me%3A%20the%20quick%20brown%20"
                      "fox%20jumps%20over%20the%20lazy%20dog.", ["Step", "Step", "Step", "Step"]),
+    "eagle:corpus": ("?eagle_lookup=8&eagle_corpus=true&eagle_tree_view=whole%20tree&tree_auto=false&total_tokens=12"
+                     "&tree_depth=3&prompt=Name%20three%20uses%20for%20a%20paper%20clip.", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "glossary": ("", []),
     # the measurements (slow: a minute or more each); the screenshot shows the screen around the pressed button

@@ -37,6 +37,17 @@ def test_counts_ties_and_min_count():
     assert strict.entries == sum(len(k) for k, _ in strict.tables.values())
 
 
+def test_a_share_gate_drops_guesses_that_follow_seldom():
+    """min_share: a suffix whose most frequent follower came less than that share of the time is left out (the branch
+    backs off to a shorter suffix, or stops)."""
+    seqs = [[1, 2, 3, 1, 2, 4, 1, 2, 3], [5, 1, 2, 4], [6, 1, 2, 3]]  # after (1, 2): 3 three times, 4 twice
+    assert Datastore(seqs, min_count=1, min_share=0.6).next_token([1, 2]) == 3       # 3/5 >= 0.6
+    gated = Datastore(seqs, min_count=1, min_share=0.7)
+    assert gated.next_token([1, 2]) is None                                           # 3/5 < 0.7, and (2) alike
+    assert gated.next_token([6, 1]) == 2 and gated.branch([6, 1], 3) == [2, 3, 1]    # each guess followed once: 100%
+    assert gated.entries < Datastore(seqs, min_count=1).entries
+
+
 def test_answers_do_not_run_into_each_other_and_specials_stop_a_branch():
     store = Datastore([[7, 8], [9, 10]], min_count=1)
     assert store.next_token([8]) is None              # 8 ended an answer: 9 did not follow it
