@@ -483,7 +483,7 @@ TEXT = {
     'p.eagle_lookup.help': ("Add one more branch to every tree: up to this many tokens copied from the text so far (what "
                             "followed the latest earlier occurrence of the last 2-3 tokens; the Speculative page's "
                             "prompt-lookup draft alone also copies after one). 0 = off."),
-    'p.eagle_corpus': 'Corpus branch where the text has no match',
+    'p.eagle_corpus': 'Corpus branch if nothing to copy',
     'p.eagle_corpus.help': ("When the lookup branch finds nothing to copy, draft it from the corpus instead: after the "
                             "last 1-4 tokens, the token that most often followed them in the embedded model's own "
                             "~3 M tokens of training answers, chained (retrieval drafting, as REST). It catches the "
