@@ -129,20 +129,39 @@ def nbest_rows(hyps, lm_decode, normalised: bool, eos_ids=()) -> list[dict]:
             for i, h in enumerate(hyps)]
 
 
+def spot_labels(rows) -> tuple[dict, dict]:
+    """One label per spot of the tradeoff chart: settings that land on the same point (several thresholds that prune
+    nothing sit at 100% / 0%) would print their labels over each other, so the first one there names itself and how
+    many more share the spot ("rp 0.6 (+2)"), the others print nothing; every point's hover lists all of them.
+    Returns ({id(row): text}, {id(row): hover}) for the rows that are not the paper's (its star carries no label)."""
+    spots: dict[tuple, list] = {}
+    for r in rows:
+        if not r.paper:
+            spots.setdefault((round(r.best_unchanged, 3), round(r.expansions_saved, 3)), []).append(r)
+    texts, hovers = {}, {}
+    for same in spots.values():
+        names = [t("viz.beam.combo") if sum(v is not None for v in r.settings.values()) > 1 else r.label for r in same]
+        hover = "<br>".join(r.label for r in same)
+        for i, r in enumerate(same):
+            texts[id(r)] = "" if i else names[0] + (f" (+{len(same) - 1})" if len(same) > 1 else "")
+            hovers[id(r)] = hover
+    return texts, hovers
+
+
 def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
     """Saving against fidelity, one point per pruning setting; the paper's point and the recommendation marked."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     rec = sweep.recommendation["settings"] if sweep.recommendation else None
+    texts, hovers = spot_labels(sweep.rows)
     for kind, color in (("rp", "#3b5bdb"), ("ap", "#e8590c"), ("rpl", "#2b8a3e"), ("mc", "#9c36b5"), ("combo", "#495057")):
         rows = [r for r in sweep.rows if not r.paper and (sum(v is not None for v in r.settings.values()) > 1) == (kind == "combo")
                 and (kind == "combo" or r.settings[kind] is not None)]
         if rows:  # labels above and below in turn: neighbouring points of one rule sit close together
             combo = kind == "combo"
             fig.add_scatter(x=[r.best_unchanged for r in rows], y=[r.expansions_saved for r in rows], mode="markers+text",
-                            text=[t("viz.beam.combo") if combo else r.label for r in rows],
-                            hovertext=[r.label for r in rows],
+                            text=[texts[id(r)] for r in rows], hovertext=[hovers[id(r)] for r in rows],
                             textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(rows))],
                             name=t("viz.beam.combo") if combo else kind,
                             marker=dict(size=11, color=color), textfont=dict(size=11))

@@ -113,3 +113,23 @@ def test_sweep_explanation_names_the_larger_gap_from_the_measurements():
     # slow steps outside the median: the third cause
     tail = SweepRow(2, 1.5, 0.25, 0.6, 0.1, 1.5, 1.2, 60.0, 200.0, 10.0, 1.0)
     assert "mostly time outside a typical step" in sweep_explanation(Sweep((tail,), 0.4, 0.1, 20.0))
+
+
+def test_the_pruning_chart_labels_each_spot_once():
+    """Settings that land on one point of the tradeoff chart print one label there ("rp 0.6 (+2)"), not three over
+    each other; each point's hover names all of them; the paper's row gets no label of its own."""
+    from viz.beam import pruning_tradeoff_figure, spot_labels
+
+    def row(label, x, y, paper=False, **settings):
+        full = {"rp": None, "ap": None, "rpl": None, "mc": None, **settings}
+        return SimpleNamespace(label=label, best_unchanged=x, expansions_saved=y, paper=paper, settings=full)
+
+    rows = (row("rp 0.6", 1.0, 0.0, rp=0.6), row("rp 0.3", 1.0, 0.0, rp=0.3), row("ap 5", 1.0, 0.0, ap=5.0),
+            row("rp 0.1", 0.8, 0.4, rp=0.1), row("paper", 1.0, 0.0, paper=True, rp=0.6, ap=2.5))
+    texts, hovers = spot_labels(rows)
+    assert [texts[id(r)] for r in rows[:4]] == ["rp 0.6 (+2)", "", "", "rp 0.1"]
+    assert hovers[id(rows[1])] == "rp 0.6<br>rp 0.3<br>ap 5" and hovers[id(rows[3])] == "rp 0.1"
+    assert id(rows[4]) not in texts
+    fig = pruning_tradeoff_figure(SimpleNamespace(rows=rows, recommendation=None))
+    shown = [x for tr in fig.data if tr.text is not None for x in tr.text if x]
+    assert sorted(shown) == ["rp 0.1", "rp 0.6 (+2)"]
