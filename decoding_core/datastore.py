@@ -5,12 +5,11 @@ The self-distillation corpus (assets/corpus) holds ~3 M tokens of the embedded t
 words do not help on new topics, but its phrasing habits do ("Here are some", "I hope this helps"): after the
 context's last 1-4 tokens, the token that most often followed them in those answers is a guess the head misses at
 times. The index is exact: for each order k = 4..1, every k-gram seen at least ``min_count`` times in the answers
-(four 16-bit ids packed into one int64 key, sorted) with the token that followed it most often (ties: the smallest
+(four 16-bit ids packed into one uint64 key, sorted) with the token that followed it most often (ties: the smallest
 id). A branch chains those guesses from the longest suffix found. It is a deterministic function of the context, so
 greedy verification keeps the output and lossless sampling treats its tokens as the lookup branch's (q a point mass).
 
-Held-out effect (docs/eval-s39.log, ``scripts/datastore_probe.py``): EAGLE-3 tau at the reference tree (32 tokens,
-depth 5) 2.940 -> 3.029 on the README's 48 held-out instructions when the 8-token lookup branch falls back to it.
+Held-out effect: docs/eval-s39.log (``scripts/eval_tau.py --corpus-branch``, ``scripts/datastore_probe.py``).
 """
 from __future__ import annotations
 
@@ -42,11 +41,12 @@ class Datastore:
         if arr.size and int(arr[arr != _SEP].max(initial=0)) >= _SEP:
             raise ValueError("the datastore packs token ids into 16 bits; this vocabulary has larger ids")
         self.tokens, self.min_count, self.min_share, self.tables = int((arr != _SEP).sum()), min_count, min_share, {}
+        ids = arr.astype(np.uint64)  # unsigned: a 4-gram whose first id is >= 32,768 fills the key's top bit
         for k in ORDERS:
             n = max(len(arr) - k, 0)  # k-grams arr[p:p+k] followed by arr[p+k]
-            key, ok = np.zeros(n, dtype=np.int64), arr[k: k + n] != _SEP
+            key, ok = np.zeros(n, dtype=np.uint64), arr[k: k + n] != _SEP
             for j in range(k):
-                key = (key << 16) | arr[j: j + n]
+                key = (key << np.uint64(16)) | ids[j: j + n]
                 ok &= arr[j: j + n] != _SEP
             self.tables[k] = _mode_table(key[ok], arr[k: k + n][ok], min_count, min_share)
         self.build_s = time.perf_counter() - t0
@@ -64,6 +64,7 @@ class Datastore:
             for t in context[-k:]:
                 q = (q << 16) | int(t)
             keys, mode = self.tables[k]
+            q = np.uint64(q)
             i = int(np.searchsorted(keys, q))
             if i < len(keys) and keys[i] == q:
                 return int(mode[i])
@@ -87,7 +88,7 @@ def _mode_table(key: np.ndarray, nxt: np.ndarray, min_count: int, min_share: flo
     """(sorted unique keys seen >= min_count times whose most frequent next token followed them at least ``min_share``
     of the time, that token; ties: the smallest id)."""
     if not key.size:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32)
     order = np.lexsort((nxt, key))
     key, nxt = key[order], nxt[order]
     new_pair = np.r_[True, (key[1:] != key[:-1]) | (nxt[1:] != nxt[:-1])]
@@ -115,26 +116,43 @@ def corpus_answers(folder: Path) -> tuple[list[list[int]], dict]:
     return answers, manifest
 
 
-@lru_cache(maxsize=2)
-def _load(folder: str) -> tuple[Datastore, str, list[int]]:
+def _read_error(path: Path, exc: Exception) -> ModelLoadError:
+    return ModelLoadError(Msg.of("core.err.corpus_read", path=str(path), error=f"{type(exc).__name__}: {exc}"))
+
+
+@lru_cache(maxsize=4)
+def _probe(folder: str) -> tuple[str, str, list[int]]:
+    """(the model the corpus was made with, its first training instruction, that instruction's stored ids)."""
     path = Path(folder)
     try:
-        answers, manifest = corpus_answers(path)
-        probe = json.loads(gzip.open(sorted(path.glob("train-*.jsonl.gz"))[0], "rt").readline())
-    except (OSError, EOFError, ValueError, KeyError, IndexError) as exc:
-        raise ModelLoadError(Msg.of("core.err.corpus_read", path=str(path), error=f"{type(exc).__name__}: {exc}")) from exc
-    return Datastore(answers), str(manifest.get("target", "")), (probe["instruction"], probe["prompt_ids"])
+        made_by = str(json.loads((path / "manifest.json").read_text()).get("target", ""))
+        with gzip.open(sorted(path.glob("train-*.jsonl.gz"))[0], "rt") as f:
+            row = json.loads(f.readline())
+        return made_by, str(row["instruction"]), list(row["prompt_ids"])
+    except (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise _read_error(path, exc) from exc
+
+
+@lru_cache(maxsize=2)
+def _build(folder: str) -> Datastore:
+    path = Path(folder)
+    try:
+        answers, _ = corpus_answers(path)
+        return Datastore(answers)
+    except (OSError, EOFError, ValueError, KeyError, IndexError, TypeError) as exc:
+        raise _read_error(path, exc) from exc
 
 
 def load_datastore(target, folder: Path | str = CORPUS_DIR) -> Datastore:
-    """The datastore of the corpus in ``folder`` for ``target`` (built once per process, ~5 s): its token ids must
-    mean the same to the target's tokenizer (a corpus instruction must encode to the ids stored with it), else a
-    ModelLoadError says so."""
-    store, made_by, (instruction, prompt_ids) = _load(str(Path(folder).resolve()))
+    """The datastore of the corpus in ``folder`` for ``target`` (built once per process, ~4 s): its token ids must
+    mean the same to the target's tokenizer (the corpus's first instruction must encode to the ids stored with it,
+    checked before the build), else a ModelLoadError says so; so must a corpus that cannot be read."""
+    key = str(Path(folder).resolve())
+    made_by, instruction, prompt_ids = _probe(key)
     try:
         same = target.encode(instruction, chat=True) == prompt_ids
     except Exception:  # noqa: BLE001 - any tokenizer failure means the ids cannot be trusted
         same = False
     if not same:
         raise ModelLoadError(Msg.of("core.err.corpus_tokenizer", made_by=made_by or "?", target=target.name))
-    return store
+    return _build(key)

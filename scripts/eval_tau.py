@@ -68,9 +68,11 @@ def corpus_branch(result: dict, lm, head, trees, prompts, refs, sizes, lk: int, 
             f"{store.min_count} times)")
     result["heldout_tau_lookup_corpus"] = {
         **measured, "setting": f"dynamic tree top-k {top_k}, depth 5, total 32, {what}, {setting}", "lookup": lk,
-        "lookup_min_ngram": LOOKUP_MIN_NGRAM, "corpus": True, "replay_tau_same_size": round(table[(32, 5)], 4)}
+        "lookup_min_ngram": LOOKUP_MIN_NGRAM, "corpus": True, "replay_tau_same_size": round(table[(32, 5)], 4),
+        "min_count": store.min_count, "min_share": store.min_share}
     result["tau_by_size_lookup_corpus"] = {
         "top_k": top_k, "lookup": lk, "lookup_min_ngram": LOOKUP_MIN_NGRAM, "corpus": True,
+        "min_count": store.min_count, "min_share": store.min_share,
         "columns": ["total_tokens", "depth", "tau", "verify_tokens", "verify_token_shares"],
         "rows": [[t, d, round(v, 4), round(tokens[(t, d)], 2), shares[(t, d)]] for (t, d), v in sorted(table.items())],
         "setting": f"{what}, {setting}",

@@ -97,7 +97,7 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
 def test_the_corpus_branch_is_drawn_and_keeps_the_text():
     """With the corpus branch on, a prompt whose words do not repeat gets the lookup branch from the corpus: its nodes
     are drawn as "corpus", the step line says where they came from, and the greedy text is the same as without it.
-    The toggle is off (and disabled) while the lookup branch is 0."""
+    The toggle is disabled while the lookup branch is 0 (the decoder then gets no corpus branch)."""
     at = open_app(PAGE, {"prompt": "Name three uses for a paper clip.", "eagle_tree_view": "whole tree",
                          "tree_auto": "false", "total_tokens": "12", "tree_depth": "3"})
     assert at.toggle(key="eagle_corpus").disabled

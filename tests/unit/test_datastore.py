@@ -32,7 +32,7 @@ def test_counts_ties_and_min_count():
     strict = Datastore([[1, 2, 3, 1, 2, 4, 1, 2, 3], [5, 1, 2, 4]], min_count=3)
     assert strict.next_token([5]) is None             # seen once
     assert strict.next_token([1, 2]) == 3             # seen 4 times
-    assert strict.next_token([2, 3]) is None          # seen twice: the 1-gram (3) is seen twice too
+    assert strict.next_token([2, 3]) is None          # followed once (once more by an answer's end): (3) alike
     assert strict.next_token([9, 2]) == 3             # the 1-gram (2): seen 4 times, 3 twice and 4 twice
     assert strict.entries == sum(len(k) for k, _ in strict.tables.values())
 
@@ -54,6 +54,13 @@ def test_answers_do_not_run_into_each_other_and_specials_stop_a_branch():
     assert store.branch([7], 5) == [8]
     assert store.branch([7], 5, never=frozenset({8})) == []
     assert Datastore([], min_count=1).branch([1, 2], 3) == []
+
+
+def test_four_grams_whose_first_id_fills_the_top_bit_are_found():
+    """A 4-gram key is four 16-bit ids; an id >= 32,768 first sets the key's top bit (unsigned keys, not a wrap)."""
+    store = Datastore([[40000, 1, 2, 3, 9], [5, 1, 2, 3, 7], [6, 1, 2, 3, 7]], min_count=1)
+    assert store.next_token([40000, 1, 2, 3]) == 9 and store.next_token([1, 2, 3]) == 7
+    assert store.next_token([65535 - 1, 40000, 1, 2]) == 3
 
 
 def test_ids_beyond_16_bits_are_refused():
@@ -92,6 +99,13 @@ def test_load_checks_the_tokenizer_and_reports_a_damaged_corpus(tmp_path):
         load_datastore(target, broken)
     with pytest.raises(ModelLoadError, match="cannot be read"):
         load_datastore(target, tmp_path / "missing")
+    keyless = tmp_path / "keyless"
+    keyless.mkdir()
+    (keyless / "manifest.json").write_text("{}")
+    with gzip.open(keyless / "train-00000.jsonl.gz", "wt") as f:
+        f.write(json.dumps({"answer_ids": [1, 2]}) + "\n")
+    with pytest.raises(ModelLoadError, match="cannot be read"):
+        load_datastore(target, keyless)
 
 
 @pytest.fixture(scope="module")

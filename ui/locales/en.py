@@ -487,8 +487,8 @@ TEXT = {
     'p.eagle_corpus.help': ("When the lookup branch finds nothing to copy, draft it from the corpus instead: after the "
                             "last 1-4 tokens, the token that most often followed them in the embedded model's own "
                             "~3 M tokens of training answers, chained (retrieval drafting, as REST). It catches the "
-                            "model's habits of phrasing on topics the head never saw. Needs a lookup branch > 0; "
-                            "the embedded model only (same token ids)."),
+                            "model's habits of phrasing on topics the head never saw. Needs a lookup branch > 0 "
+                            "and the embedded model's tokenizer (a model with other token ids is refused)."),
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '
