@@ -507,7 +507,7 @@ def test_branch_speed_script_times_both_gates_with_the_page_defaults(corpus):
         assert got["runs"][f"speculative default N = 1, branch after {m}"]["verify_tokens"] > 2
 
 
-def test_datastore_probe_and_the_corpus_branch_in_eval_tau(corpus, embedded):
+def test_datastore_probe_and_the_corpus_branch_in_eval_tau(corpus, embedded, monkeypatch):
     """scripts/datastore_probe.py replays the reference tree with the corpus datastore's branch beside or instead of
     the lookup branch; scripts/eval_tau.py --corpus-branch measures the lookup branch falling back to it (a replay
     table over every size and a real run at the reference tree; nothing written without --write)."""
@@ -519,8 +519,10 @@ def test_datastore_probe_and_the_corpus_branch_in_eval_tau(corpus, embedded):
     taus = {k: v for k, v in got.items() if k.endswith(("32/5", "6/2"))}
     assert len(taus) == 10 and all(v >= 1.0 for v in taus.values())
     assert 0.0 <= got["store branch found (min count 1)"] <= 1.0
-    results = evaluate(["--corpus", str(corpus), "--prompts", "1", "--max-new-tokens", "10", "--only", "eagle3-lookup",
-                        "--lookup", "8", "--corpus-branch"])["eagle3"]
+    argv = ["--corpus", str(corpus), "--prompts", "1", "--max-new-tokens", "10", "--only", "eagle3-lookup", "--lookup", "8",
+            "--corpus-branch"]
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "scripts" / "eval_tau.py"), *argv])  # the command each figure records
+    results = evaluate(argv)["eagle3"]
     fell_back, table = results["heldout_tau_lookup_corpus"], results["tau_by_size_lookup_corpus"]
     assert fell_back["corpus"] and fell_back["tau"] >= 1.0 and 0 < fell_back["tokens"] <= 10
     assert len(table["rows"]) == 66 and all(row[2] >= 1.0 for row in table["rows"])
