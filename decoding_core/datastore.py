@@ -31,6 +31,12 @@ MIN_COUNT = 2  # a suffix must have been seen this often (2 beat 5 and 20: docs/
 _SEP = 1 << 16  # ends each answer in the index; no 16-bit id
 
 
+def same_rule(entry: dict) -> bool:
+    """Whether a figure or table (a manifest entry) was measured with the datastore's rule of now: suffixes seen
+    ``MIN_COUNT`` times or more, no share gate."""
+    return entry.get("min_count") == MIN_COUNT and not entry.get("min_share", 0.0)
+
+
 class Datastore:
     """Exact n-gram table over token sequences (ids < 65,536): ``branch`` drafts from it."""
 

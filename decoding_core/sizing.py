@@ -596,9 +596,9 @@ def tree_table_rows(manifest: dict, lookup: int = 0, corpus: bool = False) -> li
         table = manifest.get("tau_by_size_lookup_corpus" if corpus else "tau_by_size_lookup", {})
         same = table.get("lookup") == lookup and same_gate(table, lookup)
         if corpus:  # measured with the datastore's rule of now
-            from .datastore import MIN_COUNT
+            from .datastore import same_rule
 
-            same = same and table.get("min_count") == MIN_COUNT and not table.get("min_share", 0.0)
+            same = same and same_rule(table)
         return table["rows"] if table.get("rows") and same else []
     return manifest.get("tau_by_size", {}).get("rows", [])
 

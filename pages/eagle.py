@@ -3,7 +3,7 @@ import html
 
 import streamlit as st
 
-from decoding_core.datastore import MIN_COUNT
+from decoding_core.datastore import same_rule
 from decoding_core.decoders import metrics_so_far
 from decoding_core.heads import HEAD_LABELS, default_head, head_manifest
 from decoding_core.models import ModelLoadError
@@ -236,7 +236,7 @@ def explain(kind: str) -> None:
         lines.append(t("eagle.heldout_tau_lookup", tau=looked["tau"], n=looked["lookup"], matches=matches))
         fell_back = info.get("heldout_tau_lookup_corpus")
         if fell_back and fell_back.get("lookup") == looked["lookup"] and same_gate(fell_back, fell_back["lookup"]) \
-                and fell_back.get("min_count") == MIN_COUNT and not fell_back.get("min_share", 0.0):
+                and same_rule(fell_back):
             lines.append(t("eagle.heldout_tau_lookup_corpus", tau=fell_back["tau"]))
     by_depth = info.get("heldout", {}).get("top1_agreement_by_depth")
     if by_depth:
