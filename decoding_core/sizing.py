@@ -482,6 +482,14 @@ def drafted_trees(lm: LoadedModel, head, ids: list[int], g: list[int], top_k: in
             yield tokens, parents, scores, g[i + 1 :]
 
 
+def corpus_fallback(trees_per_prompt, prompts: list[list[int]], references: list[list[int]], store, n: int,
+                    never: frozenset[int] = frozenset()) -> list[list[tuple]]:
+    """drafted_trees' rows (with their lookup branch) whose branch, where prompt lookup found nothing, is the
+    datastore's of up to n tokens after that position's context (prompt + g[:i+1]), as EagleDecoder(datastore=) drafts."""
+    return [[(*row[:4], row[4] or store.branch(ids + g[: i + 1], n, never)) for i, row in enumerate(rows)]
+            for ids, g, rows in zip(prompts, references, trees_per_prompt)]
+
+
 @torch.inference_mode()
 def chain_tau_table(lm: LoadedModel, draft: LoadedModel, prompts: list[list[int]], max_new_tokens: int,
                     ns: tuple[int, ...], references: list[list[int]] | None = None, copy: float = 0.0,

@@ -26,7 +26,7 @@ from train_common import ROOT, corpus_rows
 from decoding_core.datastore import Datastore
 from decoding_core.eagle3_head import load_eagle3
 from decoding_core.models import load_model
-from decoding_core.sizing import drafted_trees, greedy_references, trees_tau
+from decoding_core.sizing import corpus_fallback, drafted_trees, greedy_references, trees_tau
 
 SMALL = [(4, 2), (4, 3), (6, 2), (6, 3), (8, 2), (8, 3), (10, 3), (12, 3)]
 
@@ -43,9 +43,8 @@ def small_tree_study(lm, head, answers, prompts, refs, trees, never, lens: list[
     for s in shares:
         store = Datastore(answers, min_count=2, min_share=s)
         for n in lens:
-            variants[f"head+lookup|store {n} tokens, share >= {s}"] = [
-                [(*r[:4], r[4] or store.branch(ids + g[: i + 1], n, never)) for i, r in enumerate(rs)]
-                for ids, g, rs in zip(prompts, refs, trees)]
+            variants[f"head+lookup|store {n} tokens, share >= {s}"] = corpus_fallback(trees, prompts, refs, store, n,
+                                                                                        never)
     study = {}
     for name, rows in variants.items():
         fed: dict = {}

@@ -22,7 +22,8 @@ from decoding_core.eagle3_head import EAGLE3_DIR, load_eagle3
 from decoding_core.eagle_head import EAGLE_DIR, load_embedded_head
 from decoding_core.models import ModelLoadError, load_model
 from decoding_core.settings import COPY_WEIGHT, Speculative
-from decoding_core.sizing import chain_tau_table, greedy_references, recorded_trees, tree_tau_table, trees_tau
+from decoding_core.sizing import (chain_tau_table, corpus_fallback, greedy_references, recorded_trees, tree_tau_table,
+                                  trees_tau)
 from decoding_core.speculative import LOOKUP_MIN_NGRAM, SpeculativeDecoder
 
 TOTALS = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
@@ -56,8 +57,7 @@ def corpus_branch(result: dict, lm, head, trees, prompts, refs, sizes, lk: int, 
 
     store = load_datastore(lm)
     never = frozenset(getattr(lm.tokenizer, "all_special_ids", ()) or ())
-    fell_back = [[(*row[:4], row[4] or store.branch(ids + g[: i + 1], lk, never)) for i, row in enumerate(rows)]
-                 for ids, g, rows in zip(prompts, refs, trees)]
+    fell_back = corpus_fallback(trees, prompts, refs, store, lk, never)
     tokens: dict[tuple[int, int], float] = {}
     shares: dict[tuple[int, int], list] = {}
     table = trees_tau(fell_back, sizes, verify_tokens=tokens, pass_sizes=shares)
