@@ -57,7 +57,9 @@ def controls(lm) -> Eagle:
         P.show("tree_auto", c1, disabled=not dynamic)
         P.show("tree_top_k", c2, disabled=not dynamic)
         auto = dynamic and ss.tree_auto
-        corpus = bool(ss.eagle_corpus and ss.eagle_lookup)  # the lookup branch's fallback: off with the branch
+        if not ss.eagle_lookup:
+            ss.eagle_corpus = False  # the lookup branch's fallback: off (and drawn off) with the branch
+        corpus = ss.eagle_corpus
         if auto and (chosen := loaders.auto_sizes(lm, Eagle(ss.eagle_head, "dynamic", ss.tree_top_k,
                                                                    lookup=ss.eagle_lookup, corpus=corpus))):
             P.preset("tree_depth", chosen.depth)

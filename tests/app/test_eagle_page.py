@@ -97,7 +97,7 @@ def test_the_lookup_branch_is_drawn_and_keeps_the_text():
 def test_the_corpus_branch_is_drawn_and_keeps_the_text():
     """With the corpus branch on, a prompt whose words do not repeat gets the lookup branch from the corpus: its nodes
     are drawn as "corpus", the step line says where they came from, and the greedy text is the same as without it.
-    The toggle is disabled while the lookup branch is 0 (the decoder then gets no corpus branch)."""
+    The toggle is disabled, and off, while the lookup branch is 0 (the decoder then gets no corpus branch)."""
     at = open_app(PAGE, {"prompt": "Name three uses for a paper clip.", "eagle_tree_view": "whole tree",
                          "tree_auto": "false", "total_tokens": "12", "tree_depth": "3"})
     assert at.toggle(key="eagle_corpus").disabled
@@ -115,6 +115,8 @@ def test_the_corpus_branch_is_drawn_and_keeps_the_text():
     table = at.dataframe[-1].value
     assert (table["same text as reference"].iloc[1:] == "yes").all()
     assert table.iloc[-1]["settings"].endswith("from the corpus where the context has no match")
+    at.slider(key="eagle_lookup").set_value(0).run()  # the fallback goes with its branch, and is drawn off
+    assert at.toggle(key="eagle_corpus").disabled and at.toggle(key="eagle_corpus").value is False
     assert not at.exception
 
 
