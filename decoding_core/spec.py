@@ -42,13 +42,17 @@ def field_value(strategy, path: str):
     return getattr(getattr(strategy, outer) if outer else strategy, name)
 
 
-def with_field(strategy, path: str, value):
-    """A copy of ``strategy`` with one field (path as in ``field_value``) changed; the settings classes check the
-    value (ValueError)."""
-    outer, _, name = path.rpartition(".")
-    if outer:
-        return dataclasses.replace(strategy, **{outer: dataclasses.replace(getattr(strategy, outer), **{name: value})})
-    return dataclasses.replace(strategy, **{name: value})
+def with_fields(strategy, values: dict):
+    """A copy of ``strategy`` with the fields {path: value} (paths as in ``field_value``) changed at once; the settings
+    classes check the result (ValueError), not each change: two fields that must change together, such as the lookup
+    branch and its corpus fallback, can."""
+    top, inner = {}, {}
+    for path, value in values.items():
+        outer, _, name = path.rpartition(".")
+        (inner.setdefault(outer, {}) if outer else top)[name] = value
+    for outer, changes in inner.items():
+        top[outer] = dataclasses.replace(getattr(strategy, outer), **changes)
+    return dataclasses.replace(strategy, **top)
 
 
 def _text(value) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from decoding_core.settings import COPY_MAX, DRAFT_KINDS, HEADS, LOOKUP_MAX, RULES, SAMPLERS, TREES
-from decoding_core.spec import KINDS, field_value, parse_strategy, strategy_spec, with_field
+from decoding_core.spec import KINDS, field_value, parse_strategy, strategy_spec, with_fields
 from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
 from ui import loaders, params
@@ -36,7 +36,9 @@ P = Controls([
 @dataclass(frozen=True)
 class Field:
     """One setting a column shows: its path in the strategy ("sampling.temperature"), label (a catalogue id) and
-    range or choices; ``off`` is the widget value that stands for None (the rule is off)."""
+    range or choices; ``off`` is the widget value that stands for None (the rule is off); ``needs``: the path of a
+    field that must be on (non-zero) for this one to apply; while it is not, this one is drawn disabled and off
+    (False), as the EAGLE page draws its corpus toggle."""
 
     path: str
     label: str
@@ -45,6 +47,7 @@ class Field:
     step: float | None = None
     choices: tuple | None = None
     off: object = "no off value"
+    needs: str = ""
 
 
 T = Field("sampling.temperature", "p.temperature", 0.05, 3.0, 0.05)
@@ -71,7 +74,7 @@ FIELDS = {
               Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
               Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),
               Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("lookup", "p.eagle_lookup", 0, LOOKUP_MAX, 1),
-              Field("corpus", "p.eagle_corpus", choices=(False, True)),
+              Field("corpus", "p.eagle_corpus", choices=(False, True), needs="lookup"),
               Field("sample", "cmp.f.sample", choices=(False, True)), replace(T, label="cmp.f.t_eagle")),
 }
 SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
@@ -143,12 +146,15 @@ def column_editor(i: int, where, captions: dict | None = None) -> tuple[object |
             for f in FIELDS[kind]:
                 if _key(i, kind, f) not in ss:
                     ss[_key(i, kind, f)] = _widget_value(strategy, f)
-                values[f.path] = _field(st, i, kind, f, pinned)
+                idle = bool(f.needs) and not values[f.needs]  # the field it needs is off: so is this one
+                if idle:
+                    ss[_key(i, kind, f)] = False
+                values[f.path] = _field(st, i, kind, f, pinned or idle)
         st.toggle(t("cmp.pin"), value=pinned, key=f"_cmp{i}_pin_toggle", on_change=_toggle_pin, args=(i,),
                   help=t("cmp.pin.help"))
         try:
-            for f in FIELDS[kind]:
-                strategy = with_field(strategy, f.path, None if values[f.path] == f.off else values[f.path])
+            strategy = with_fields(strategy, {f.path: None if values[f.path] == f.off else values[f.path]
+                                              for f in FIELDS[kind]})
         except ValueError as exc:
             st.error(t("cmp.column_error", i=i, why=err_text(exc)))
             return None, str(exc)

@@ -97,3 +97,19 @@ def test_a_columns_caption_names_the_size_measured_once_it_has_run():
     label = at.session_state["_cmp_results"][2][1].label
     assert re.search(r"N \d+", label) and any(c.value == label for c in at.caption)
     assert not any("N auto" in c.value for c in at.caption)
+
+
+def test_the_corpus_fallback_goes_off_with_its_lookup_branch():
+    """An EAGLE column's corpus branch is the lookup branch's fallback: with the lookup branch back to 0 the corpus
+    field is drawn disabled and off, the column stays valid (no settings error) and its line drops both."""
+    at = open_app("pages/compare.py", {"cmp_cols": "2", "c1": "greedy", "c2": "eagle:lookup=8,corpus=true"})
+    corpus = "cmp2_eagle_corpus"
+    assert at.selectbox(key=corpus).value is True and not at.selectbox(key=corpus).disabled
+    at.slider(key="cmp2_eagle_lookup").set_value(0).run()
+    assert at.selectbox(key=corpus).value is False and at.selectbox(key=corpus).disabled
+    assert not at.error and not at.exception
+    assert at.query_params["c2"] == "eagle"
+    at.slider(key="cmp2_eagle_lookup").set_value(4).run()  # the branch back: the fallback can be chosen again
+    assert not at.selectbox(key=corpus).disabled
+    at.selectbox(key=corpus).set_value(True).run()
+    assert at.query_params["c2"] == "eagle:lookup=4,corpus=true" and not at.error
