@@ -64,6 +64,7 @@ EN: dict[str, str] = {
     "core.cmp.stopped": "{label} (stopped after {n} tokens)",
     "core.progress.seed": "{label}, seed {seed}",
     "core.progress.pruning_off": "pruning off",
+    "core.progress.pruning_warmup": "a warm-up search",
     "core.progress.plain_repeat": "repeat {rep}: plain target decoding",
     "core.progress.n_repeat": "repeat {rep}, N = {n}: τ = {tau}",
     "core.progress.cost_one": "{method}, one distribution, k = {k:,}",

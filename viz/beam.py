@@ -129,21 +129,34 @@ def nbest_rows(hyps, lm_decode, normalised: bool, eos_ids=()) -> list[dict]:
             for i, h in enumerate(hyps)]
 
 
+SPOT_X = 0.02  # points this close in x (the x values are shares of a few prompts: 0, 25%, ... apart) ...
+SPOT_Y = 0.08  # ... and within this share of the y axis's span are one spot: their labels would overprint
+
+
 def spot_labels(rows) -> tuple[dict, dict]:
-    """One label per spot of the tradeoff chart: settings that land on the same point (several thresholds that prune
-    nothing sit at 100% / 0%) would print their labels over each other, so the first one there names itself and how
-    many more share the spot ("rp 0.6 (+2)"), the others print nothing; every point's hover lists all of them.
+    """One label per spot of the tradeoff chart: settings that land on or near one point (several thresholds that
+    prune little sit at 100% / 0-5%) would print their labels over each other, so the highest one there names itself
+    and how many more share the spot ("rp 0.6 (+2)"), the others print nothing; every point's hover lists all of
+    them. Near: within ``SPOT_X`` in x and, chained from the one above, ``SPOT_Y`` of the y span (at least 10%) in y.
     Returns ({id(row): text}, {id(row): hover}) for the rows that are not the paper's (its star carries no label)."""
-    spots: dict[tuple, list] = {}
-    for r in rows:
-        if not r.paper:
-            spots.setdefault((round(r.best_unchanged, 3), round(r.expansions_saved, 3)), []).append(r)
+    shown = sorted((r for r in rows if not r.paper), key=lambda r: (r.best_unchanged, -r.expansions_saved))
+    ys = [r.expansions_saved for r in shown] + [0.0]
+    tol = SPOT_Y * max(0.1, max(ys) - min(ys))
+    spots: list[list] = []
+    for r in shown:
+        last = spots[-1][-1] if spots else None
+        if last is not None and abs(r.best_unchanged - last.best_unchanged) <= SPOT_X \
+                and last.expansions_saved - r.expansions_saved <= tol:
+            spots[-1].append(r)
+        else:
+            spots.append([r])
     texts, hovers = {}, {}
-    for same in spots.values():
-        names = [t("viz.beam.combo") if sum(v is not None for v in r.settings.values()) > 1 else r.label for r in same]
+    for same in spots:
+        head = same[0]
+        name = t("viz.beam.combo") if sum(v is not None for v in head.settings.values()) > 1 else head.label
         hover = "<br>".join(r.label for r in same)
         for i, r in enumerate(same):
-            texts[id(r)] = "" if i else names[0] + (f" (+{len(same) - 1})" if len(same) > 1 else "")
+            texts[id(r)] = "" if i else name + (f" (+{len(same) - 1})" if len(same) > 1 else "")
             hovers[id(r)] = hover
     return texts, hovers
 
@@ -155,20 +168,25 @@ def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
     fig = go.Figure()
     rec = sweep.recommendation["settings"] if sweep.recommendation else None
     texts, hovers = spot_labels(sweep.rows)
+    papers = [r for r in sweep.rows if r.paper]
     for kind, color in (("rp", "#3b5bdb"), ("ap", "#e8590c"), ("rpl", "#2b8a3e"), ("mc", "#9c36b5"), ("combo", "#495057")):
         rows = [r for r in sweep.rows if not r.paper and (sum(v is not None for v in r.settings.values()) > 1) == (kind == "combo")
                 and (kind == "combo" or r.settings[kind] is not None)]
-        if rows:  # labels above and below in turn: neighbouring points of one rule sit close together
+        if rows:  # one label per spot (``spot_labels``), above its highest point; left of a ring or star
             combo = kind == "combo"
+            ringed = [r.settings == rec or any(abs(p.best_unchanged - r.best_unchanged) <= SPOT_X and
+                                               abs(p.expansions_saved - r.expansions_saved) <= 0.03 for p in papers)
+                      for r in rows]
             fig.add_scatter(x=[r.best_unchanged for r in rows], y=[r.expansions_saved for r in rows], mode="markers+text",
-                            text=[texts[id(r)] for r in rows], hovertext=[hovers[id(r)] for r in rows],
-                            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(rows))],
+                            text=[texts[id(r)] + ("\u2003" * 2 if ring and texts[id(r)] else "")  # clear of the ring
+                                  for r, ring in zip(rows, ringed)], hovertext=[hovers[id(r)] for r in rows],
+                            textposition=["middle left" if ring else "top center" for ring in ringed],
                             name=t("viz.beam.combo") if combo else kind,
                             marker=dict(size=11, color=color), textfont=dict(size=11))
     for r in sweep.rows:
         if r.paper:
             fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers", name=t("viz.beam.paper"),
-                            marker=dict(symbol="star", size=20, color="#c92a2a"))
+                            hovertext=[r.label], marker=dict(symbol="star", size=20, color="#c92a2a"))
         if rec is not None and r.settings == rec:
             fig.add_scatter(x=[r.best_unchanged], y=[r.expansions_saved], mode="markers",
                             name=t("viz.beam.recommended"),

@@ -59,14 +59,18 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
         raise ValueError("the pruning sweep needs at least one prompt")
     t0 = time.perf_counter()
     base = replace(strategy, beam=replace(strategy.beam.without_pruning(), literal_rp=False))
-    total = len(prompts) * (2 + len(grid))
-    plain, done, stopped = [], 0, False
+    total = 1 + len(prompts) * (2 + len(grid))  # the warm-up, twice without pruning, each setting: per prompt
+    plain, stopped = [], False
+    progress(0.0, Msg.of("core.progress.pruning_warmup"))
     _run(lm, base, run, prompts[0])  # untimed: the first search pays for warm-up, which is no saving of pruning's
+    done = 1
     for ids in prompts:
-        first, again = _run(lm, base, run, ids), _run(lm, base, run, ids)
-        plain.append(min(first, again, key=lambda r: r[1]))  # the faster of two: noise only adds time
-        done += 2
-        progress(done / total, Msg.of("core.progress.pruning_off"))
+        twice = []
+        for _ in range(2):  # progress after each search: the bar moves (and estimates) from the first seconds on
+            twice.append(_run(lm, base, run, ids))
+            done += 1
+            progress(done / total, Msg.of("core.progress.pruning_off"))
+        plain.append(min(twice, key=lambda r: r[1]))  # the faster of two: noise only adds time
     rows = []
     for setting in grid:
         fed = secs = unchanged = lost = 0.0

@@ -26,7 +26,28 @@ def test_step_and_run_with_pruning_reports_savings():
     saved = next(m.value for m in at.markdown if m.value.startswith("Pruning fed"))
     assert "fewer" in saved
     assert int(saved.split("**")[1].split("%")[0]) > 0
+    timed = next(m.value for m in at.markdown if m.value.startswith("Time:"))
+    rows = at.session_state["beam_state"]["savings"].rows  # the table's two searches
+    assert timed.startswith(f"Time: **{rows[0].wall_s:.2f} s** with pruning, **{rows[1].wall_s:.2f} s** without.")
     assert not at.exception
+
+
+def test_the_saved_time_says_why_fewer_rows_need_not_be_faster():
+    """Same forwards and times within 15%: the sentence on a forward's cost; a real gap: only the two times. The
+    equal candidates column is explained under the finished-set policy only (in-beam ranks k per row fed)."""
+    from decoding_core.studies.beam import PruningSavings, SearchCost
+    from pages.beam import saved_time_text
+
+    def savings(a_s, b_s, a_fwd=16, a_cand=128):
+        return PruningSavings((SearchCost("with pruning", 26, a_fwd, a_cand, a_s, "x"),
+                               SearchCost("pruning off", 61, 16, 128, b_s, "x")), 0.57, True)
+    text = saved_time_text(savings(2.1, 2.0), True)
+    assert text.startswith("Time: **2.10 s** with pruning, **2.00 s** without.")
+    assert "Both made 16 forwards" in text and "Candidates scored* is equal" in text
+    assert "Both made" not in saved_time_text(savings(1.0, 2.0), True)     # 50% saved: as measured
+    assert "Both made" not in saved_time_text(savings(2.0, 2.0, a_fwd=10), True)  # fewer forwards: another search
+    assert "Candidates" not in saved_time_text(savings(2.0, 2.0), False)   # in-beam
+    assert "Candidates" not in saved_time_text(savings(2.0, 2.0, a_cand=100), True)
 
 
 def test_literal_rule_pitfall_empties_the_beam():

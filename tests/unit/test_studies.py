@@ -173,7 +173,12 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
 
     prompts = [[1, 5, 9], [1, 7, 3], [1, 2, 8]]
     grid = [{"rp": 0.9}, {"rp": 0.3}, {"ap": 1.0}, {"mc": 1}, PAPER]
-    sweep = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid)
+    reports = []
+    sweep = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=grid,
+                          progress=lambda frac, what: reports.append(frac))
+    # the bar moves from the start (before the warm-up search, then after every search) and ends full
+    assert reports[0] == 0 and reports == sorted(reports) and reports[-1] == 1
+    assert len(reports) == 1 + len(prompts) * (2 + len(grid))
     assert [r.label for r in sweep.rows] == ["rp 0.9", "rp 0.3", "ap 1", "mc 1", "rp 0.6, ap 2.5, rpl 0.02, mc 3"]
     assert [r.paper for r in sweep.rows] == [False] * 4 + [True]
     assert all(0 <= r.best_unchanged <= 1 and r.expansions_saved <= 1 and r.score_lost >= 0 for r in sweep.rows)

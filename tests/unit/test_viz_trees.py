@@ -133,3 +133,11 @@ def test_the_pruning_chart_labels_each_spot_once():
     fig = pruning_tradeoff_figure(SimpleNamespace(rows=rows, recommendation=None))
     shown = [x for tr in fig.data if tr.text is not None for x in tr.text if x]
     assert sorted(shown) == ["rp 0.1", "rp 0.6 (+2)"]
+    # near, not equal: points a few percent apart in y at one x share a label too (the highest names them), a point
+    # further up keeps its own; the chain runs down from the highest (y span 0.6: within 0.048 of the one above)
+    near = (row("rp 0.3", 0.75, 0.36, rp=0.3), row("all", 0.75, 0.15, rp=0.1, ap=5.0), row("rp 0.1", 0.75, 0.10, rp=0.1),
+            row("ap 5", 0.75, 0.07, ap=5.0), row("rpl 0.1", 0.75, 0.06, rpl=0.1), row("mc 2", 0.75, 0.02, mc=2),
+            row("rp 0.6", 1.0, 0.6, rp=0.6))
+    texts, hovers = spot_labels(near)
+    assert [texts[id(r)] for r in near] == ["rp 0.3", "all four, looser", "rp 0.1 (+3)", "", "", "", "rp 0.6"]
+    assert hovers[id(near[5])] == "rp 0.1<br>ap 5<br>rpl 0.1<br>mc 2"

@@ -96,7 +96,10 @@ TEXT = {
                         'argmax draws exactly from the softmax, without computing it. The **exponential race** (argmax '
                         '$p_i/E_i$, $E_i\\sim\\text{Exp}(1)$) is the same idea. Each histogram below is compared with '
                         'the exact probabilities by the total-variation distance and a chi-square test: a healthy '
-                        'sampler has a small TV (shrinking like $1/\\sqrt{M}$) and a p-value that is not tiny.'),
+                        'sampler has a small TV (shrinking like $1/\\sqrt{M}$) and a p-value that is not tiny. For an exact '
+                        'sampler p is uniform between 0 and 1, so about one run in 20 gives p < 0.05 by chance: a single '
+                        'p of 0.01 is no verdict (change the seed and draw again); a broken sampler gives p ≈ 0 at every '
+                        "seed, as section 3's reused noise does."),
     'sampling.block_trick': ('Gumbel-max and the race use max-stability to stay fast and exact: the max of '
                              "Gumbel-perturbed logits over a block of tokens is itself Gumbel at the block's "
                              'logsumexp, so a block is picked first, then a token inside it. Times are for this '
@@ -260,7 +263,11 @@ TEXT = {
                     'expansions it saves (up) against how often the best hypothesis stays the same (right). The '
                     'recommendation is the largest saving that keeps the best hypothesis on at least 90% of the '
                     'prompts. Time saved compares wall time with the faster of two searches without pruning; where a '
-                    'setting pruned nothing on a prompt, it ran the same search and saves no time there.'),
+                    'setting pruned nothing on a prompt, it ran the same search and saves no time there. Fidelity '
+                    'need not rise as a threshold loosens: pruning changes which hypotheses the later steps grow '
+                    'from (a pruned place in the beam is not refilled), so a lightly pruned search can end on '
+                    'another hypothesis while a strictly pruned one, close to its single best path, ends where the '
+                    'full search does.'),
 
     # The Home lecture path: what each page teaches, what to look at first, its experiments
     'lecture.sampling.teaches': ('Temperature, top-k, top-p and min-p reshape the next-token distribution; the '
@@ -724,8 +731,8 @@ TEXT = {
     'beam.h.tuning': 'Tuning the pruning thresholds',
     'beam.measure_thresholds': 'Measure the thresholds',
     'beam.tuning.about': ('About {n} beam searches ({settings} settings and the search without pruning twice, × {prompts} '
-                          "prompts: yours and 3 held-out instructions) with this page's beam width, length and EOS "
-                          'policy.'),
+                          "prompts: yours and 3 held-out instructions; and one untimed warm-up search) with this "
+                          "page's beam width, length and EOS policy."),
     'beam.recommended': ('Recommended: **{chosen}**: saves {saved:.0%} of the expansions and keeps the best hypothesis '
                          'on {kept:.0%} of the {prompts} prompts.'),
     'beam.use_recommended': 'Use the recommended thresholds',
@@ -763,6 +770,12 @@ TEXT = {
     'beam.saved': 'Pruning fed **{saved:.0%} fewer** hypotheses to the model. The best hypothesis is ',
     'beam.saved.same': '**unchanged**.',
     'beam.saved.different': '**different**: without pruning it is “{text}”.',
+    'beam.saved.time': 'Time: **{a:.2f} s** with pruning, **{b:.2f} s** without.',
+    'beam.saved.time_same': (' Both made {n} forwards, the pruned one over fewer rows each, and on this CPU a forward '
+                             'over a few rows costs about what one over a single row does (the weights are read once '
+                             'either way): fewer hypotheses fed is not less time here; the gap is timing noise.'),
+    'beam.saved.candidates': (' *Candidates scored* is equal: under this EOS policy each step ranks the same number '
+                              'of best continuations over all rows fed, however many rows there are.'),
     'viz.beam.unchanged': '{fidelity:.0%} of prompts unchanged',
     'viz.beam.tradeoff': 'Pruning: what it saves against how often the best answer stays the same',
     'viz.beam.x': 'share of prompts whose best hypothesis is unchanged',

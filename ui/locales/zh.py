@@ -88,7 +88,9 @@ TEXT = {
                         ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。**指数竞赛** (exponential race，'
                         'argmax $p_i/E_i$，$E_i\\sim\\text{Exp}(1)$) 是同一个思路。下面每个直方图都用总变差距离 (TV)'
                         ' 和卡方检验 (chi-square) 与精确概率比较：健康的采样器 TV 很小（按 $1/\\sqrt{M}$ 缩小），'
-                        'p 值也不会极小。'),
+                        'p 值也不会极小。对精确的采样器，p 值在 0 到 1 之间均匀分布，所以大约每 20 次就有一次'
+                        '偶然出现 p < 0.05：单独一次 p = 0.01 不能说明问题（换一个种子再抽一次）；有缺陷的采样器'
+                        '在每个种子下都给出 p ≈ 0，就像第 3 节复用噪声时那样。'),
     'sampling.block_trick': ('Gumbel-max 和指数竞赛利用最大值稳定性 (max-stability) 保持既快又精确：一块 token 上'
                              '加了 Gumbel 扰动的 logits 的最大值本身服从以该块 logsumexp 为位置的 Gumbel 分布，所以先选块，'
                              '再在块内选 token。时间是本机实测，已包含这个技巧。'),
@@ -201,7 +203,9 @@ TEXT = {
                     '范围内（以及论文的组合，红色星号，和四个阈值更宽松的组合 “rp 0.1, ap 5, rpl 0.005, mc 3”）在你的提示词和三条留出指令上运行，并与不剪枝的同一搜索比较：'
                     '节省了多少扩展（向上）与最佳假设保持不变的频率（向右）。推荐值是在至少 90% 的提示词上保持最佳假设'
                     '不变的最大节省。节省的时间与两次不剪枝搜索中较快的一次比较；某个设置在某个提示词上什么也没剪掉时，'
-                    '它运行的是同一个搜索，在那里不计节省时间。'),
+                    '它运行的是同一个搜索，在那里不计节省时间。保持率不一定随阈值放宽而上升：剪枝改变了后续各步从哪些'
+                    '假设继续生长（束中被剪掉的位置不会被补上），所以轻度剪枝的搜索可能停在另一个假设上，而严格剪枝的'
+                    '搜索接近唯一的最佳路径，反而停在完整搜索的结果上。'),
 
     # 首页课程路径
     'lecture.sampling.teaches': ('温度、top-k、top-p 和 min-p 重塑下一个 token 的分布；Gumbel Max 技巧无需 softmax 即可'
@@ -584,7 +588,7 @@ TEXT = {
     'beam.measured_in': '在 {device} 上测量，用时 {s:.1f} s。',
     'beam.h.tuning': '调整剪枝阈值',
     'beam.measure_thresholds': '测量阈值',
-    'beam.tuning.about': '约 {n} 次束搜索（{settings} 种设置加两次不剪枝的搜索，× {prompts} 个提示词：你的提示词和 3 条留出指令），使用本页的束宽、长度和 EOS 策略。',
+    'beam.tuning.about': '约 {n} 次束搜索（{settings} 种设置加两次不剪枝的搜索，× {prompts} 个提示词：你的提示词和 3 条留出指令；另加一次不计时的预热搜索），使用本页的束宽、长度和 EOS 策略。',
     'beam.recommended': '推荐：**{chosen}**：节省 {saved:.0%} 的扩展，并在 {prompts} 个提示词中的 {kept:.0%} 上保持最佳假设不变。',
     'beam.use_recommended': '使用推荐的阈值',
     'beam.no_setting': '没有任何设置能在 {fidelity:.0%} 的提示词上保持最佳假设：无论阈值多少，剪枝都会改变这里的答案。',
@@ -616,6 +620,11 @@ TEXT = {
     'beam.saved': '剪枝使送入模型的假设**减少 {saved:.0%}**。最佳假设',
     'beam.saved.same': '**不变**。',
     'beam.saved.different': '**不同**：不剪枝时它是“{text}”。',
+    'beam.saved.time': '耗时：剪枝 **{a:.2f} 秒**，不剪枝 **{b:.2f} 秒**。',
+    'beam.saved.time_same': ('两者都做了 {n} 次前向，剪枝的那次每次的行数更少；在这台 CPU 上，几行的前向与一行的前向'
+                             '耗时相近（权重无论如何都要读一遍）：送入的假设更少并不意味着更省时间，差距只是计时噪声。'),
+    'beam.saved.candidates': ('*打分的候选数*相同：在这种 EOS 策略下，每一步都在所有送入的行上排出同样数量的最佳续写，'
+                              '无论有多少行。'),
     'viz.beam.unchanged': '{fidelity:.0%} 的提示词不变',
     'viz.beam.tradeoff': '剪枝：节省的计算与最佳答案保持不变的频率',
     'viz.beam.x': '最佳假设不变的提示词比例',
@@ -1018,6 +1027,7 @@ TEXT = {
     'core.cmp.stopped': '{label}（在 {n} 个 token 后停止）',
     'core.progress.seed': '{label}，种子 {seed}',
     'core.progress.pruning_off': '不剪枝',
+    'core.progress.pruning_warmup': '预热搜索',
     'core.progress.plain_repeat': '第 {rep} 轮：只用目标模型解码',
     'core.progress.n_repeat': '第 {rep} 轮，N = {n}：τ = {tau}',
     'core.progress.cost_one': '{method}，同一个分布，k = {k:,}',
