@@ -132,7 +132,11 @@ def test_the_pruning_chart_labels_each_spot_once():
     assert id(rows[4]) not in texts
     fig = pruning_tradeoff_figure(SimpleNamespace(rows=rows, recommendation=None))
     shown = [x for tr in fig.data if tr.text is not None for x in tr.text if x]
-    assert sorted(shown) == ["rp 0.1", "rp 0.6 (+2)"]
+    assert sorted(x.strip() for x in shown) == ["rp 0.1", "rp 0.6 (+2)"]
+    # the label on the paper's star sits left of it (padded clear of the marker), the others above their points
+    ringed = [(x, p) for tr in fig.data if tr.text is not None
+              for x, p in zip(tr.text, tr.textposition if isinstance(tr.textposition, tuple) else [tr.textposition] * 9) if x]
+    assert sorted(ringed) == [("rp 0.1", "top center"), ("rp 0.6 (+2)\u2003\u2003", "middle left")]
     # near, not equal: points a few percent apart in y at one x share a label too (the highest names them), a point
     # further up keeps its own; the chain runs down from the highest (y span 0.6: within 0.048 of the one above)
     near = (row("rp 0.3", 0.75, 0.36, rp=0.3), row("all", 0.75, 0.15, rp=0.1, ap=5.0), row("rp 0.1", 0.75, 0.10, rp=0.1),
