@@ -37,7 +37,9 @@ def render() -> None:
     raw = loaders.next_logits(lab)
     nt = study.next_token(lm, prompt_ids, settings, P["top_n"], raw=raw)
     with right:
-        chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=t("sampling.after", context=nt.context)),
+        title = t("sampling.after_chat", context=" ".join(lab.prompt.split())[-40:]) if lab.chat else \
+            t("sampling.after", context=nt.context)  # the user's words, not the chat template's markers
+        chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=title),
               "sampling-next-token", width="stretch")
         m1, m2, m3, m4 = st.columns(4)
         m1.metric(t("sampling.m.left"), f"{nt.kept:,}", help=t("sampling.m.left.help"))

@@ -1,4 +1,6 @@
 """AppTest drives the Sampling page's widgets on the embedded model and checks what they change."""
+import json
+
 from tests.app.conftest import open_app, page_path
 
 PAGE = "pages/sampling.py"
@@ -41,6 +43,13 @@ def test_processor_sliders_change_the_distribution():
     at.slider(key="temperature").set_value(0.3).run()
     assert float(metric(at, "Top token p")) > top_before
     assert at.query_params["temperature"] in ("0.3", ["0.3"])
+    # the chart's title quotes the user's words (the chat template's markers are not for a class to read)
+    title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    words = " ".join(at.session_state["prompt"].split())[-20:]
+    assert title.startswith("The reply’s first token, after “…") and words in title and "<|im" not in title
+    at.toggle(key="chat").set_value(False).run()  # no template: the prompt's last tokens, as the model reads them
+    title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    assert title.startswith("After “…") and "<|im" not in title
     assert not at.exception
 
 

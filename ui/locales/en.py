@@ -38,7 +38,8 @@ TEXT = {
     'home.open': 'Open the page',
     'home.try': '**Try: {label}.** {what}',
     'home.try_button': 'Try it',
-    'home.footer': 'Scores are natural-log probabilities throughout. Definitions of every metric sit next to it.',
+    'home.footer': ('Scores are natural-log probabilities throughout. Every metric has its definition next to it '
+                    '(the ? beside its name) and in the Glossary.'),
     'glossary.link': ' [Glossary →](/glossary#{anchor})',
 
     # The sidebar and what every page shares
@@ -110,7 +111,7 @@ TEXT = {
                          '**same** distribution is sampled T times. With fresh noise the histogram follows the '
                          'probabilities; with reused noise all T draws land on one token, and which one depends '
                          'only on the seed. Pre-drawing a *block* of noise is fine as long as each row is used '
-                         'once (the `gumbel-block` sampler above does exactly that).'),
+                         'once (the `gumbel-block` sampler, one of the choices in section 2, does exactly that).'),
     'sampling.stepping': ('Each step runs the model once (reusing its KV cache), applies the processors above and '
                           'draws one token with the chosen sampler. Colours show the probability each token was drawn '
                           'with.'),
@@ -649,6 +650,7 @@ TEXT = {
     'pin.tokens': 'Tokens',
     'sampling.h1': '1 · The next-token distribution',
     'sampling.after': 'After “…{context}”',
+    'sampling.after_chat': 'The reply’s first token, after “…{context}”',
     'sampling.m.left': 'Tokens left',
     'sampling.m.left.help': 'with probability > 0 after the processors',
     'sampling.m.top': 'Top token p',

@@ -35,7 +35,7 @@ TEXT = {
     'home.open': '打开此页',
     'home.try': '**试一试：{label}。** {what}',
     'home.try_button': '试一试',
-    'home.footer': '全程的得分都是自然对数概率。每个指标的定义都在它旁边。',
+    'home.footer': '全程的得分都是自然对数概率。每个指标的定义都在它旁边（名称旁的 ?）以及术语表中。',
     'glossary.link': ' [术语表 →](/glossary#{anchor})',
 
     # 侧边栏及所有页面共享的内容
@@ -99,7 +99,7 @@ TEXT = {
                          ' 的固定函数：只要分布重复出现，每次都会输出同一个 token。**纠正**：每一步必须使用新的噪声。'
                          '下面对**同一个**分布采样 T 次。用新噪声时，直方图符合概率；复用噪声时，T 次抽取全部落在同一个'
                          ' token 上，落在哪一个只取决于随机种子。预先抽好一*块*噪声没有问题，只要每一行只用一次'
-                         '（上面的 `gumbel-block` 采样器正是这样做的）。'),
+                         '（第 2 节可选的 `gumbel-block` 采样器正是这样做的）。'),
     'sampling.stepping': ('每一步运行一次模型（复用它的 KV 缓存），应用上面的处理器，再用所选采样器抽取一个 token。'
                           '颜色表示每个 token 被抽中时的概率。'),
     'beam.pruning': ('**剪枝** (pruning，Freitag & Al-Onaizan 2017；他们的设置：rp = 0.6，ap = 2.5，rpl = 0.02，mc = 3)。'
@@ -508,6 +508,7 @@ TEXT = {
     'pin.tokens': 'token 数',
     'sampling.h1': '1 · 下一个 token 的分布 (next-token distribution)',
     'sampling.after': '“…{context}” 之后',
+    'sampling.after_chat': '回复的第一个 token，在“…{context}”之后',
     'sampling.m.left': '剩余 token 数',
     'sampling.m.left.help': '经过处理器后概率 > 0 的 token',
     'sampling.m.top': '最高 token 的 p',
