@@ -111,8 +111,9 @@ def diversity(lm: LoadedModel, prompt_ids: list[int], strategy: Beam, run: RunSe
         (Msg.of("core.div.sampling"), lambda i: build_decoder(lm, Sample(SamplingSettings(temperature=temperature), strategy.sampler),
                                              replace(run, seed=run.seed + i))),
     ]
-    groups, stopped, total = {}, False, 3 + seeds
+    groups, stopped, total = {}, False, 2 + 2 * seeds  # plain beam once, n seeds of two methods, stochastic once
     done = 0
+    progress(0.0, methods[0][0])
     for name, make in methods:
         runs = 1 if name == "plain beam" else seeds
         outs = []

@@ -123,7 +123,10 @@ def test_beam_studies(target):
     sv = beam.pruning_savings(target, PROMPT, strategy, run)
     assert [r.search for r in sv.rows] == ["with pruning", "pruning off"]
     assert sv.rows[0].hypotheses_fed <= sv.rows[1].hypotheses_fed and 0 <= sv.saved < 1
-    div = beam.diversity(target, PROMPT, strategy, run, seeds=3, prefix_m=2)
+    reports = []
+    div = beam.diversity(target, PROMPT, strategy, run, seeds=3, prefix_m=2, progress=lambda f, what: reports.append(f))
+    # the bar: shown at once, one report per search (plain beam once, 3 seeds of two methods, stochastic), ends full
+    assert reports == [i / 8 for i in range(9)]
     plain, hybrid, _, sbs = div.rows
     assert [r.method for r in div.rows] == ["plain beam", "sample 2 then beam", "sampling",
                                             "stochastic beam (one run, k = n)"]
