@@ -48,6 +48,7 @@ class Field:
     choices: tuple | None = None
     off: object = "no off value"
     needs: str = ""
+    labels: tuple = ()  # (value, catalogue id) pairs: the choices' texts (else ``SHOWN``'s, else the value)
 
 
 T = Field("sampling.temperature", "p.temperature", 0.05, 3.0, 0.05)
@@ -56,7 +57,8 @@ FIELDS = {
     "sample": (T, Field("sampling.top_k", "cmp.f.top_k", 0, 200, 1, off=0),
                Field("sampling.top_p", "cmp.f.top_p", 0.01, 1.0, 0.01, off=1.0),
                Field("sampling.min_p", "cmp.f.min_p", 0.0, 0.5, 0.01, off=0.0),
-               Field("sampler", "p.step_sampler", choices=SAMPLERS)),
+               Field("sampler", "p.step_sampler", choices=SAMPLERS,
+                     labels=tuple((s, f"viz.series.{s}") for s in SAMPLERS))),  # as the Sampling page's choices
     "beam": (Field("beam.num_beams", "p.k", 1, 16, 1), Field("beam.rp", "cmp.f.rp", 0.0, 1.0, 0.05, off=0.0),
              Field("beam.ap", "cmp.f.ap", 0.0, 20.0, 0.5, off=0.0),
              Field("beam.rpl", "cmp.f.rpl", 0.0, 1.0, 0.05, off=0.0),
@@ -64,20 +66,25 @@ FIELDS = {
              Field("beam.sample_prefix", "cmp.f.sample_prefix", 0, 16, 1), replace(T, label="p.prefix_temperature")),
     "stochastic-beam": (Field("num_beams", "cmp.f.num_beams", 1, 16, 1),
                         Field("temperature", "p.temperature", 0.05, 3.0, 0.05)),
-    "speculative": (Field("draft", "p.draft_source", choices=DRAFT_KINDS),
+    "speculative": (Field("draft", "p.draft_source", choices=DRAFT_KINDS,
+                          labels=tuple((k, f"p.draft_source.{k}") for k in DRAFT_KINDS)),
                     Field("n_draft", "p.n_draft", choices=("auto",) + tuple(range(1, 13))),
-                    Field("rule", "cmp.f.rule", choices=RULES), Field("verify_k", "cmp.f.verify_k", 1, 16, 1),
+                    Field("rule", "cmp.f.rule", choices=RULES, labels=tuple((r, f"p.rule.{r}") for r in RULES)),
+                    Field("verify_k", "cmp.f.verify_k", 1, 16, 1),
                     Field("copy", "p.copy", 0.0, COPY_MAX, 0.05),
                     Field("lookup", "p.spec_lookup", 0, LOOKUP_MAX, 1),
                     Field("runner_up", "p.runner_up", choices=(False, True)), replace(T, label="cmp.f.t_sampling")),
-    "eagle": (Field("head", "p.eagle_head", choices=(None,) + HEADS), Field("tree", "p.tree_kind", choices=TREES),
+    "eagle": (Field("head", "p.eagle_head", choices=("default",) + HEADS, off="default",  # not None: a selectbox
+                    labels=tuple((h, f"p.eagle_head.{h}") for h in HEADS)),              # shows None as empty
+              Field("tree", "p.tree_kind", choices=TREES, labels=tuple((k, f"p.tree_kind.{k}") for k in TREES)),
               Field("total_tokens", "p.total_tokens", choices=("auto", 8, 16, 24, 32, 48, 64, 96, 128)),
               Field("depth", "p.tree_depth", choices=("auto",) + tuple(range(1, 13))),
               Field("top_k", "cmp.f.tree_top_k", 1, 16, 1), Field("lookup", "p.eagle_lookup", 0, LOOKUP_MAX, 1),
               Field("corpus", "p.eagle_corpus", choices=(False, True), needs="lookup"),
-              Field("sample", "cmp.f.sample", choices=(False, True)), replace(T, label="cmp.f.t_eagle")),
+              Field("sample", "cmp.f.sample", choices=(False, True), labels=((False, "cmp.shown.greedy"),)),
+              replace(T, label="cmp.f.t_eagle")),
 }
-SHOWN = {None: "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
+SHOWN = {"default": "cmp.shown.default", False: "cmp.shown.no", True: "cmp.shown.yes", "auto": "cmp.shown.auto"}  # ids
 
 
 def _key(i: int, kind: str, f: Field) -> str:
@@ -122,8 +129,10 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
     value = st.session_state[key]
     if f.choices is not None:
         choices = list(f.choices) + ([value] if value not in f.choices else [])  # e.g. a draft model id from a link
+        ids = {(type(v), v): id_ for v, id_ in (*SHOWN.items(), *f.labels)}  # by type too: 1 is not True
         return where.selectbox(t(f.label), choices, key=key, disabled=disabled,
-                               format_func=lambda v, here=lang(): t(SHOWN[v], here) if v in SHOWN else str(v))
+                               format_func=lambda v, here=lang(): t(ids[type(v), v], here) if (type(v), v) in ids
+                               else str(v))
     number = float if isinstance(f.step, float) else int
     lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # a link's value outside the range widens it
     return where.slider(t(f.label), number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)

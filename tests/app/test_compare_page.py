@@ -113,3 +113,29 @@ def test_the_corpus_fallback_goes_off_with_its_lookup_branch():
     assert not at.selectbox(key=corpus).disabled
     at.selectbox(key=corpus).set_value(True).run()
     assert at.query_params["c2"] == "eagle:lookup=4,corpus=true" and not at.error
+
+
+def test_a_columns_choices_read_as_words_in_both_languages():
+    """The choices of a column's settings show their texts: the default head as "default (...)" (not an empty box),
+    the tree, rule, draft and sampler by their page names, "no (greedy)" only for EAGLE's sampling switch, and a
+    number as the number (N = 1 is not "yes"); in Chinese as well."""
+    link = {"cmp_cols": "4", "c1": "greedy", "c2": "eagle:lookup=8", "c3": "speculative:n_draft=1",
+            "c4": "sample:temperature=0.8"}
+    for lang, default, dynamic, no in (("en", "default (EAGLE-3 if shipped)", "dynamic", "no"), ("zh", None, None, "否")):
+        at = open_app("pages/compare.py", {**link, **({"lang": "zh"} if lang == "zh" else {})})
+        head = at.selectbox(key="cmp2_eagle_head")
+        assert head.value == "default" and head.options[0] != "default" and "Choose" not in head.options[0]
+        assert default is None or head.options[0] == default
+        assert at.selectbox(key="cmp2_eagle_corpus").options[0] == no
+        assert at.selectbox(key="cmp2_eagle_sample").options[0] != no  # "no (greedy)": sampling off is greedy
+        if dynamic:
+            assert sorted(at.selectbox(key="cmp2_eagle_tree").options) == ["dynamic", "static"]
+            assert at.selectbox(key="cmp3_speculative_rule").options == ["greedy match", "top-K (notes)",
+                                                                         "rejection sampling"]
+            assert at.selectbox(key="cmp3_speculative_draft").options[0] == "shipped draft"
+        else:  # no English left among these choices
+            for key in ("cmp2_eagle_tree", "cmp3_speculative_rule", "cmp3_speculative_draft"):
+                assert all(re.search(r"[\u4e00-\u9fff]", o) for o in at.selectbox(key=key).options), key
+        n = at.selectbox(key="cmp3_speculative_n_draft")
+        assert n.value == 1 and "1" in n.options and not any(o in ("yes", "是") for o in n.options)
+        assert not at.exception

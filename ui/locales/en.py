@@ -398,9 +398,11 @@ TEXT = {
                                       'token the target adds itself, and only drafts that were emitted count (none '
                                       'after an EOS).'),
     'glossary.tau': 'Mean accepted length τ',
-    'glossary.tau.text': ("(A + S) / S over S verify steps: tokens emitted per target forward, the target's own token "
-                          '(correction or bonus) included, so plain decoding has τ = 1.00. Without the target\'s own '
-                          'token it would be A / S, which some engines report instead.'),
+    'glossary.tau.text': ("(A + S) / S over S verify steps: tokens emitted per verify step (each one target forward), "
+                          "the target's own token (correction or bonus) included, so plain decoding has τ = 1.00. The "
+                          'first forward, which reads the prompt and yields one token, is not a verify step: tokens '
+                          'per target forward over the whole run (prefill included) is a little lower. Without the '
+                          "target's own token it would be A / S, which some engines report instead."),
     'glossary.alpha': 'α and c (the theory)',
     'glossary.alpha.text': ("α: the chance one drafted token is accepted, measured at N = 1; c: the draft's time "
                             "per drafted token over the target's time per token. The theory's speed-up (1 − "
@@ -921,8 +923,8 @@ TEXT = {
     'spec.m.acceptance': 'Acceptance rate',
     'spec.m.acceptance.help': "A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.",
     'spec.m.tau': 'Mean accepted τ',
-    'spec.m.tau.help': ("(A + S) / S: tokens per target forward, INCLUDING the target's own token (plain decoding "
-                        '= 1.00).'),
+    'spec.m.tau.help': ("(A + S) / S: tokens per verify step (a target forward after the prefill), INCLUDING the "
+                        "target's own token (plain decoding = 1.00)."),
     'spec.m.forwards': 'Target forwards',
     'spec.m.forwards.help': 'verification steps S (one target forward each)',
     'spec.m.tokens_time': 'Tokens / wall time',
@@ -1071,7 +1073,8 @@ TEXT = {
     'cmp.f.sample': 'Sample (lossless)',
     'cmp.f.t_eagle': 'T (when sampling)',
     'cmp.shown.default': 'default (EAGLE-3 if shipped)',
-    'cmp.shown.no': 'no (greedy)',
+    'cmp.shown.no': 'no',
+    'cmp.shown.greedy': 'no (greedy)',
     'cmp.shown.yes': 'yes',
     'cmp.shown.auto': 'auto (this device)',
     'cmp.column': 'Column {i}',

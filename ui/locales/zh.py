@@ -299,8 +299,9 @@ TEXT = {
     'glossary.acceptance-rate.text': ('A / D：被接受的草稿 token 占全部草稿 token 的比例。它**不**计入目标模型自己添加的 token，而且只计入被输出的草稿（EOS '
                                       '之后的不算）。'),
     'glossary.tau': '平均接受长度 τ (mean accepted length)',
-    'glossary.tau.text': ('S 个验证步骤上的 (A + S) / S：每次目标前向传递输出的 token 数，包括目标模型自己的 token（修正或奖励），'
-                          '所以普通解码的 τ = 1.00。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'),
+    'glossary.tau.text': ('S 个验证步骤上的 (A + S) / S：每个验证步骤（各一次目标前向传递）输出的 token 数，包括目标模型自己的 token（修正或奖励），'
+                          '所以普通解码的 τ = 1.00。第一次前向传递读入提示词并自己产生一个 token，不算验证步骤：按整次运行（含预填充）'
+                          '计算的每次目标前向 token 数会略低一些。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'),
     'glossary.alpha': 'α 与 c（理论）',
     'glossary.alpha.text': ('α：一个草稿 token 被接受的概率，在 N = 1 时实测；c：草稿每个 token 的时间与目标模型每个 token 的'
                             '时间之比。理论加速比 (1 − α^(N+1)) / ((1 − α)(N c + 1)) 假设各次接受相互独立，且一次验证传递的代价'
@@ -755,7 +756,7 @@ TEXT = {
     'spec.m.acceptance': '接受率',
     'spec.m.acceptance.help': 'A / D：被接受的草稿数 / 草稿 token 数。**不**计入目标模型自己的 token。',
     'spec.m.tau': '平均接受长度 τ',
-    'spec.m.tau.help': '(A + S) / S：每次目标前向传递的 token 数，**包括**目标模型自己的 token（普通解码 = 1.00）。',
+    'spec.m.tau.help': '(A + S) / S：每个验证步骤（预填充之后的一次目标前向传递）的 token 数，**包括**目标模型自己的 token（普通解码 = 1.00）。',
     'spec.m.forwards': '目标前向传递次数',
     'spec.m.forwards.help': '验证步骤数 S（每步一次目标前向传递）',
     'spec.m.tokens_time': 'token 数 / 墙钟时间',
@@ -883,7 +884,8 @@ TEXT = {
     'cmp.f.sample': '采样（无损）',
     'cmp.f.t_eagle': 'T（采样时）',
     'cmp.shown.default': '默认（有 EAGLE-3 时用它）',
-    'cmp.shown.no': '否（贪婪）',
+    'cmp.shown.no': '否',
+    'cmp.shown.greedy': '否（贪婪）',
     'cmp.shown.yes': '是',
     'cmp.shown.auto': '自动（按本设备）',
     'cmp.column': '第 {i} 列',
