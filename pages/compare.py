@@ -270,13 +270,13 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
         stopped_note(last[1])
     if any(s.startswith("stale") for s in states.values()):
         st.warning(t("cmp.stale_warning"), icon=":material/history:")
+    plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
+                  and states[r.label].startswith("fresh")), None)
+    busy_warning_of(st, lab.lm, plain, len(prompt_ids or []))  # above the table: read before its speed-ups
     rows = compare_rows(cmp, states)  # English states in the CSV; the table shows them in the session's language
     table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()),
           pin="strategy")
     st.caption(t("compare.caption"))
-    plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
-                  and states[r.label].startswith("fresh")), None)
-    busy_warning_of(st, lab.lm, plain, len(prompt_ids or []))
     with st.container(horizontal=True):
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[label_of[i]], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)

@@ -119,8 +119,8 @@ def render() -> None:
             cmp_run, loaders=loaders.CACHED, progress=progress, should_stop=stop))
     cmp = kept("eagle_cmp", key, t("cost.measure"))
     if cmp:
+        busy_warning_of(st, lm, cmp.runs[0] if cmp.runs else None, len(prompt_ids))  # read before the speed-ups
         table(st, compare_rows(cmp, lang=lang()), pin="strategy")
-        busy_warning_of(st, lm, cmp.runs[0] if cmp.runs else None, len(prompt_ids))
         depth = {say(r.label): list(r.acceptance_by_depth) for r in cmp.runs if r.acceptance_by_depth}
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")

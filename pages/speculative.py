@@ -130,6 +130,7 @@ def render() -> None:
             lm, prompt_ids, strategy, sweep_run, P["sweep_max_n"], loaders.CACHED, progress, stop, P["sweep_repeats"]))
     sweep = kept("sweep", key, t("spec.run_sweep"))
     if sweep and sweep.rows:
+        busy_warning(st, lm, sweep.plain_tokens_per_s, sweep_run.max_new_tokens, len(prompt_ids))  # before the charts
         rows = sweep_rows(sweep)
         f1, f2 = st.columns(2)
         chart(f1, sweep_figure(rows, "tau", "tau (theory)", t("spec.m.tau"), t("spec.per_forward")),
@@ -140,7 +141,6 @@ def render() -> None:
         if level := sweep.level_with_best():
             st.caption(t("spec.level", ns=", ".join(map(str, level)), n=sweep.best.n))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
-        busy_warning(st, lm, sweep.plain_tokens_per_s, sweep_run.max_new_tokens, len(prompt_ids))
         st.subheader(t("spec.h.price"))
         st.markdown(t("spec.price"))
         chart(st, price_figure(rows), "spec-price", width="stretch")

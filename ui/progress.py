@@ -21,6 +21,8 @@ from ui import results
 from ui.i18n import say, t
 
 INTERRUPTS = (RerunException, StopException)
+EVERY_S = 0.25  # the bar is redrawn at most this often (a study may report every token: each redraw is a message to
+                # the browser and a repaint, CPU taken from the timing it shows on a 2-core machine)
 
 
 def rerun_pending() -> bool:
@@ -44,6 +46,7 @@ class StudyProgress:
     def __init__(self, label: str | None = None, stop_key: str | None = None):
         self.t0 = time.perf_counter()
         self.stop = False
+        self.drawn = 0.0  # when the bar was last redrawn (0: not yet)
         self.caught: BaseException | None = None  # a rerun / stop delivered while the study ran
         self.box = st.empty()  # one slot for the bar and the button: emptied when the study ends
         inner = self.box.container()
@@ -58,7 +61,11 @@ class StudyProgress:
             self.stop = True
             return
         fraction = min(max(fraction, 0.0), 1.0)
-        spent = time.perf_counter() - self.t0
+        now = time.perf_counter()
+        if self.drawn and fraction < 1 and now - self.drawn < EVERY_S:
+            return  # drawn a moment ago: skip (the Stop check above still runs at every report)
+        self.drawn = now
+        spent = now - self.t0
         left = t("progress.left", s=spent * (1 - fraction) / fraction) if 0.02 < fraction < 1 else ""
         try:
             self.bar.progress(fraction, text=f"{say(text)} · {spent:.0f} s{left}")

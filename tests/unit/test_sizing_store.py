@@ -87,6 +87,7 @@ def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
     where = Where()
     # a 40-token prompt and 32 new tokens predict (0.05 + 0.15 * 39 / 63 + 31 * 0.05) / 32 = 0.0529 s a token
     assert not lab.busy_warning(where, lm, 1 / 0.075, 32, 40)  # 75 ms a token: the app's overhead, quiet
+    assert not lab.busy_warning(where, lm, 1 / 0.112, 32, 40)  # 2.1x: a quiet machine with the browser on its cores
     assert not lab.busy_warning(where, lm, None, 32, 40) and not lab.busy_warning(where, lm, 0.0, 32, 40)
     assert not lab.busy_warning(where, lm, 1 / 0.2, 4, 40)  # too few tokens for a verdict
     assert lab.busy_warning(where, lm, 1 / 0.2, 32, 40)  # 200 ms a token: 3.8x
