@@ -366,13 +366,16 @@ class EagleDecoder(DraftVerifyDecoder):
         if self.features is None:
             return self._prefill_step(t0)
         d0 = time.perf_counter()
-        tree = self._draft_tree()
-        crop_to(self.h_cache, self.h_len)                  # drop the tree's head entries
-        if self.lookup:
-            self._add_lookup(tree)                         # drafting time: the copying is part of the draft
+        budget = self.max_new_tokens - len(self.tokens)
+        if budget <= 1 and not self.record_candidates:     # one token left: the target's own, no tree to draft
+            tree = DraftTree([self.context[-1]], [-1], [0.0], [0])  # (a recording run drafts it: replays align)
+        else:
+            tree = self._draft_tree()
+            crop_to(self.h_cache, self.h_len)              # drop the tree's head entries
+            if self.lookup:
+                self._add_lookup(tree)                     # drafting time: the copying is part of the draft
         d1 = time.perf_counter()
         prefix = len(self.context) - 1
-        budget = self.max_new_tokens - len(self.tokens)
         tree = self._fit_budget(tree, budget)
         lookup_nodes = tuple(i for i, r in enumerate(tree.ranks) if r < 0) if self.lookup else ()
         corpus_nodes = tuple(i for i, r in enumerate(tree.ranks) if r == -2) if self.datastore is not None else ()

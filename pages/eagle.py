@@ -170,17 +170,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     view = P.show("eagle_tree_view")
     P.sync()
     dot = tree_dot(step, compact=view == "compact")
-    st.graphviz_chart(dot, width="content")
-    tree_downloads(dot, "eagle-tree")
-    st.caption(t("eagle.mask"))
-    labels = [f"#{i} {tok}" for i, tok in enumerate(step.texts)]
-    sel = st.selectbox(t("eagle.select_node"), range(len(labels)), format_func=labels.__getitem__,
-                       index=node_from_link(len(labels)), key=f"eagle_node_{step.index}")
-    if st.query_params.get("eagle_node") != str(sel):
-        st.query_params["eagle_node"] = str(sel)  # the link reopens this node
-    chart(st, mask_figure(step, sel), "eagle-mask", width="stretch")
-    visible = [labels[j] for j in range(len(labels)) if step.mask[sel, j]]
-    st.markdown(t("eagle.attends", node=labels[sel], visible=", ".join(visible)))
+    if len(step.tokens) > 1:
+        tree_and_mask(step, dot)
+    else:  # the budget's last token: the target decodes it alone (nothing drafted, no tree, no mask to compare)
+        st.info(t("eagle.no_tree"))
     m = metrics_so_far(shown)
     a, b, c = st.columns(3)
     a.metric(t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", help=t("eagle.m.tau.help") + gloss("tau"))
@@ -193,6 +186,21 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
         (t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}"),
         (t("eagle.m.accepted"), f"{m['accepted']} / {m['drafted']}"),
         (t("eagle.m.per_forward"), f"{m['new_tokens'] / m['target_forwards']:.2f}"))))
+
+
+def tree_and_mask(step, dot: str) -> None:
+    """The step's tree picture and, for a node picked below it, the tree attention mask against the causal one."""
+    st.graphviz_chart(dot, width="content")
+    tree_downloads(dot, "eagle-tree")
+    st.caption(t("eagle.mask"))
+    labels = [f"#{i} {tok}" for i, tok in enumerate(step.texts)]
+    sel = st.selectbox(t("eagle.select_node"), range(len(labels)), format_func=labels.__getitem__,
+                       index=node_from_link(len(labels)), key=f"eagle_node_{step.index}")
+    if st.query_params.get("eagle_node") != str(sel):
+        st.query_params["eagle_node"] = str(sel)  # the link reopens this node
+    chart(st, mask_figure(step, sel), "eagle-mask", width="stretch")
+    visible = [labels[j] for j in range(len(labels)) if step.mask[sel, j]]
+    st.markdown(t("eagle.attends", node=labels[sel], visible=", ".join(visible)))
 
 
 def node_from_link(n_nodes: int) -> int:

@@ -164,3 +164,17 @@ def test_the_device_aware_size_counts_the_lookup_branch():
     at.slider(key="eagle_lookup").set_value(5).run()
     assert any("No τ table was measured with a 5-token lookup branch" in c.value for c in at.caption)
     assert at.slider(key="total_tokens").disabled and not at.exception
+
+
+def test_the_budgets_last_token_is_said_not_drawn_as_an_empty_tree():
+    """With one token of budget left the decoder drafts nothing (no head run) and the page says so instead of drawing
+    a one-node tree and two identical masks; Back shows the earlier step again."""
+    at = open_app(PAGE, {"eagle_max_new": "2"})
+    at.button(key="eagle_step").click().run()  # the prefill: the first token
+    at.button(key="eagle_step").click().run()  # one token left: the target's own
+    assert any(i.value.startswith("The last step: one token of the budget was left") for i in at.info)
+    assert not at.get("graphviz_chart") and not any((s.key or "").startswith("eagle_node") for s in at.selectbox)
+    state = at.session_state["eagle_state"]
+    last = state["decoder"].history[-1]
+    assert last.n_drafted == 0 and len(last.tokens) == 1 and len(last.emitted) == 1
+    assert not at.exception
