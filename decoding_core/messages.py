@@ -61,6 +61,7 @@ EN: dict[str, str] = {
     "core.progress.tokens": "{label}: {made} of {of} tokens",
     "core.progress.done": "done",
     "core.cmp.seed": "{label} (seed {seed})",
+    "core.cmp.nth": "{i} of {n} · {label}",
     "core.cmp.stopped": "{label} (stopped after {n} tokens)",
     "core.progress.seed": "{label}, seed {seed}",
     "core.progress.pruning_off": "pruning off",

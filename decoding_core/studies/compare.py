@@ -121,9 +121,11 @@ def compare(lm: LoadedModel, prompt_ids: list[int], strategies: list, run: RunSe
                 dec = build_decoder(lm, strategy, own, loaders)
                 label = label or describe(strategy, Sizes(getattr(dec, "n_draft", None),
                                                           getattr(dec, "total_tokens", None), getattr(dec, "depth", None)))
-                progress((i + j / seeds) / n, label)
+                said = Msg.of("core.cmp.seed", label=label, seed=own.seed) if seeds > 1 else label
+                said = Msg.of("core.cmp.nth", i=i + 1, n=n, label=said) if n > 1 else said  # the bar is over all runs
+                progress((i + j / seeds) / n, said)
                 r, cut = _run(dec.start(prompt_ids), run.max_new_tokens, progress, should_stop, (i + j / seeds) / n,
-                              1 / (n * seeds), Msg.of("core.cmp.seed", label=label, seed=own.seed) if seeds > 1 else label)
+                              1 / (n * seeds), said)
                 if first is None:
                     first = (r, dec, cut)
                 outputs.append(r.tokens)

@@ -101,6 +101,17 @@ def test_compare_reports_a_strategy_that_cannot_be_built(target, loaders):
     assert rec.runs[1].error and "beam width" in rec.runs[1].error and rec.runs[0].error is None
 
 
+def test_a_comparisons_progress_names_which_run_of_how_many(target, loaders):
+    """The bar spans all runs, so its label says which run it is at ("2 of 3 · sampling ..."), not only the tokens of
+    the run under way (which read "32 of 32" while the bar stood at a third)."""
+    said = []
+    compare.compare(target, PROMPT, [Greedy(), Sample(SamplingSettings(temperature=0.8)), Greedy()],
+                    RunSettings(5, stop_at_eos=False), loaders=loaders, progress=lambda f, what: said.append(str(what)))
+    starts = [w for w in said if " of 3 · " in w]
+    assert list(dict.fromkeys(w.split(" · ")[0] for w in starts)) == ["1 of 3", "2 of 3", "3 of 3"]  # in order
+    assert said[-1] == "done"
+
+
 def test_sampling_studies(target):
     s = SamplingSettings(top_k=3)
     nt = sampling.next_token(target, PROMPT, s, top_n=10)

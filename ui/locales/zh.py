@@ -1028,6 +1028,7 @@ TEXT = {
     'core.progress.tokens': '{label}：{made} / {of} 个 token',
     'core.progress.done': '完成',
     'core.cmp.seed': '{label}（种子 {seed}）',
+    'core.cmp.nth': '第 {i} 个，共 {n} 个 · {label}',
     'core.cmp.stopped': '{label}（在 {n} 个 token 后停止）',
     'core.progress.seed': '{label}，种子 {seed}',
     'core.progress.pruning_off': '不剪枝',
