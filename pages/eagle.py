@@ -260,7 +260,7 @@ def explain(kind: str) -> None:
         st.caption(t("eagle.loss_caption" if total and total > steps else "eagle.loss_caption_one", steps=steps,
                      total=total))
     with st.expander(t("eagle.manifest")):
-        st.json(info, expanded=False)
+        st.json(info, expanded=1)  # its sections listed, each opened on a click
 
 
 def setting_words(held: dict) -> str:

@@ -156,7 +156,7 @@ def render() -> None:
             st.markdown(t("spec.draft_what", layers=arch["layers"], hidden=arch["hidden"], mlp=arch["intermediate"])
                         + "\n\n" + t("spec.draft_info", cost=cost, agree=info["heldout"]["top1_agreement"],
                                                     command=info["command"]))
-            st.json(info, expanded=False)
+            st.json(info, expanded=1)  # its sections listed, each opened on a click
 
 
 def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:

@@ -152,7 +152,8 @@ TEXT = {
                    'included); dashed = rejected branches. The compact view shows the accepted path and the '
                    'alternatives branching off it ("+n below": drafted nodes hidden under an alternative); "whole '
                    'tree" shows every node. Blue, "copied": a node of the lookup branch (no draft probability: '
-                   'it was copied from the text, not drafted).'),
+                   'it was copied from the text, not drafted); blue, "corpus": the same branch drafted from the '
+                   "corpus's table where the text had nothing to copy (corpus branch on)."),
     'eagle.sizing': ("A bigger tree accepts more tokens per step, but the target's verify pass over T tokens is not "
                      'free: on a GPU it costs about as much as one token up to dozens of tokens; on a CPU it grows '
                      'with T, slowly up to ~8 tokens where the blocked kernel is in use (it reads each weight once '
