@@ -8,7 +8,13 @@ from ui.texts import glossary
 def render() -> None:
     st.title(t("page.glossary.title"))
     st.caption(t("page.glossary.caption"))
-    for section, entries in glossary():
+    sections = glossary()
+    asked = st.query_params.get("term")  # a metric's help link: its entry first (a #fragment does not scroll: the
+    for _, entries in sections:          # page is drawn after the browser looked for it); an unknown term: the list
+        for anchor, term, text in entries:
+            if anchor == asked:
+                st.info(f"**{term}**\n\n{text}")
+    for section, entries in sections:
         st.header(section, anchor=False)
         for anchor, term, text in entries:
             st.subheader(term, anchor=anchor)

@@ -155,4 +155,10 @@ def test_glossary_lists_every_entry():
     shown = {h.value for h in at.subheader}
     terms = {term for _, entries in glossary() for _, term, _ in entries}
     assert len(terms) == 21 and "Mean accepted length τ" in terms and terms <= shown
-    assert gloss("tau") == " [Glossary →](/glossary#tau)"
+    assert gloss("tau") == " [Glossary →](/glossary?term=tau#tau)"
+    # a help link's entry is shown first (the #fragment cannot scroll a page drawn after the browser looked for it)
+    at = open_app("pages/glossary.py", {"term": "tau"})
+    assert at.info[0].value.startswith("**Mean accepted length τ**\n\n(A + S) / S over S verify steps")
+    assert not open_app("pages/glossary.py", {"term": "nonsense"}).info  # an unknown term: the list alone
+    zh = open_app("pages/glossary.py", {"term": "tau", "lang": "zh"})
+    assert zh.info[0].value.startswith("**") and "S 个验证步骤" in zh.info[0].value

@@ -40,7 +40,7 @@ TEXT = {
     'home.try_button': 'Try it',
     'home.footer': ('Scores are natural-log probabilities throughout. Every metric has its definition next to it '
                     '(the ? beside its name) and in the Glossary.'),
-    'glossary.link': ' [Glossary →](/glossary#{anchor})',
+    'glossary.link': ' [Glossary →](/glossary?term={anchor}#{anchor})',
 
     # The sidebar and what every page shares
     'lang.en': 'English',

@@ -36,7 +36,7 @@ TEXT = {
     'home.try': '**试一试：{label}。** {what}',
     'home.try_button': '试一试',
     'home.footer': '全程的得分都是自然对数概率。每个指标的定义都在它旁边（名称旁的 ?）以及术语表中。',
-    'glossary.link': ' [术语表 →](/glossary#{anchor})',
+    'glossary.link': ' [术语表 →](/glossary?lang=zh&term={anchor}#{anchor})',  # a new tab: the language in the link
 
     # 侧边栏及所有页面共享的内容
     'lang.en': 'English',
