@@ -35,7 +35,9 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "eagle:corpus": ("?eagle_lookup=8&eagle_corpus=true&eagle_tree_view=whole%20tree&tree_auto=false&total_tokens=12"
                      "&tree_depth=3&prompt=Name%20three%20uses%20for%20a%20paper%20clip.", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
+    "eagle:end": ("?eagle_max_new=2", ["Step", "Step"]),  # the budget's last token: said, not drawn as a tree
     "glossary": ("", []),
+    "glossary:term": ("?term=tau", []),  # a metric's help link: its entry first
     # the measurements (slow: a minute or more each); the screenshot shows the screen around the pressed button
     "speculative:sweep": ("?sweep_tokens=32&sweep_repeats=1", ["Run the sweep"]),
     "eagle:measure": ("", ["Measure"]),
@@ -77,7 +79,7 @@ def main() -> int:
                     page.get_by_role("button", name=label, exact=True).first.click()
                     page.wait_for_timeout(500)
                     page.wait_for_selector(IDLE, timeout=300_000)
-                if what:  # the result appears below its button: show that screen
+                if what and buttons:  # the result appears below its button: show that screen
                     page.get_by_role("button", name=buttons[-1], exact=True).first.scroll_into_view_if_needed()
                     page.mouse.wheel(0, 300)
                 page.wait_for_timeout(800)
