@@ -18,7 +18,7 @@ def test_download_a_figure_as_svg_and_the_steps_as_csv(server, page, tmp_path):
     assert name == "decoding-lab-sampling-next-token.svg"
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     shown = " ".join(root.itertext())
-    assert "After “…" in shown and "probability" in shown
+    assert "The reply’s first token, after “…" in shown and "probability" in shown  # the user's words, chat on
     page.keyboard.press("Escape")
 
     for _ in range(2):
