@@ -272,7 +272,8 @@ def saved_time_text(sv, finished_set: bool) -> str:
     the candidates column is equal in both rows: said when it is."""
     pruned, plain = sv.rows
     text = t("beam.saved.time", a=pruned.wall_s, b=plain.wall_s)
-    if pruned.forwards == plain.forwards and abs(1 - pruned.wall_s / max(plain.wall_s, 1e-9)) < 0.15:
+    if pruned.forwards == plain.forwards and pruned.hypotheses_fed < plain.hypotheses_fed \
+            and abs(1 - pruned.wall_s / max(plain.wall_s, 1e-9)) < 0.15:
         text += t("beam.saved.time_same", n=plain.forwards)
     if finished_set and pruned.candidates_scored == plain.candidates_scored:
         text += t("beam.saved.candidates")

@@ -167,10 +167,9 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
         copied = set(step.lookup_nodes)
         st.markdown(t("eagle.step_corpus" if step.corpus_nodes else "eagle.step_copied", n=len(copied),
                       accepted=len(copied & set(step.accepted_path))))
-    if len(step.tokens) > 1:  # a tree to show: its view switch
-        P.show("eagle_tree_view")
-    P.sync()
-    dot = tree_dot(step, compact=P["eagle_tree_view"] == "compact")
+    view = P.show("eagle_tree_view", disabled=len(step.tokens) == 1)  # always drawn: a widget left out of a fragment
+    P.sync()                                                          # run loses its state (and the link its value)
+    dot = tree_dot(step, compact=view == "compact")
     if len(step.tokens) > 1:
         tree_and_mask(step, dot)
     else:  # the budget's last token: the target decodes it alone (nothing drafted, no tree, no mask to compare)

@@ -46,7 +46,8 @@ class StudyProgress:
     def __init__(self, label: str | None = None, stop_key: str | None = None):
         self.t0 = time.perf_counter()
         self.stop = False
-        self.drawn = 0.0  # when the bar was last redrawn (0: not yet)
+        self.drawn: float | None = None  # when the bar was last redrawn (None: not yet) ...
+        self.said = None                  # ... and the catalogue id of what it said then
         self.caught: BaseException | None = None  # a rerun / stop delivered while the study ran
         self.box = st.empty()  # one slot for the bar and the button: emptied when the study ends
         inner = self.box.container()
@@ -61,10 +62,10 @@ class StudyProgress:
             self.stop = True
             return
         fraction = min(max(fraction, 0.0), 1.0)
-        now = time.perf_counter()
-        if self.drawn and fraction < 1 and now - self.drawn < EVERY_S:
-            return  # drawn a moment ago: skip (the Stop check above still runs at every report)
-        self.drawn = now
+        now, said = time.perf_counter(), getattr(text, "id", text)
+        if self.drawn is not None and fraction < 1 and said == self.said and now - self.drawn < EVERY_S:
+            return  # the same kind of report a moment ago (a token's): skip; a new phase is drawn at once
+        self.drawn, self.said = now, said
         spent = now - self.t0
         left = t("progress.left", s=spent * (1 - fraction) / fraction) if 0.02 < fraction < 1 else ""
         try:

@@ -146,7 +146,7 @@ def spot_labels(rows) -> tuple[dict, dict]:
     for r in shown:
         last = spots[-1][-1] if spots else None
         if last is not None and abs(r.best_unchanged - last.best_unchanged) <= SPOT_X \
-                and last.expansions_saved - r.expansions_saved <= tol:
+                and abs(last.expansions_saved - r.expansions_saved) <= tol:
             spots[-1].append(r)
         else:
             spots.append([r])

@@ -48,6 +48,9 @@ def test_the_saved_time_says_why_fewer_rows_need_not_be_faster():
     assert "Both made" not in saved_time_text(savings(2.0, 2.0, a_fwd=10), True)  # fewer forwards: another search
     assert "Candidates" not in saved_time_text(savings(2.0, 2.0), False)   # in-beam
     assert "Candidates" not in saved_time_text(savings(2.0, 2.0, a_cand=100), True)
+    nothing = PruningSavings((SearchCost("with pruning", 61, 16, 128, 2.0, "x"),
+                              SearchCost("pruning off", 61, 16, 128, 2.0, "x")), 0.0, True)
+    assert "Both made" not in saved_time_text(nothing, True)  # nothing pruned: no "fewer rows each"
 
 
 def test_literal_rule_pitfall_empties_the_beam():

@@ -166,15 +166,27 @@ def test_the_device_aware_size_counts_the_lookup_branch():
     assert at.slider(key="total_tokens").disabled and not at.exception
 
 
-def test_the_budgets_last_token_is_said_not_drawn_as_an_empty_tree():
-    """With one token of budget left the decoder drafts nothing (no head run) and the page says so instead of drawing
-    a one-node tree and two identical masks; Back shows the earlier step again."""
-    at = open_app(PAGE, {"eagle_max_new": "2"})
+def test_the_budgets_last_token_is_said_not_drawn_as_an_empty_tree(monkeypatch):
+    """With one token of budget left the decoder drafts nothing (the head is not run) and the page says so instead
+    of drawing a one-node tree and two identical masks; the tree-view switch stays (disabled), so pinning there and
+    going Back keep the user's view."""
+    from decoding_core.eagle import EagleDecoder
+
+    at = open_app(PAGE, {"eagle_max_new": "3", "tree_auto": "false", "total_tokens": "4", "tree_depth": "1",
+                         "eagle_tree_view": "whole tree"})
     at.button(key="eagle_step").click().run()  # the prefill: the first token
-    at.button(key="eagle_step").click().run()  # one token left: the target's own
+    at.button(key="eagle_step").click().run()  # a tree of depth 1: one or two tokens
+    dec = at.session_state["eagle_state"]["decoder"]
+    assert len(dec.tokens) == 2  # this prompt's first tree is rejected (greedy, so always): one token left
+    monkeypatch.setattr(EagleDecoder, "_draft_tree", lambda self: (_ for _ in ()).throw(AssertionError("drafted")))
+    at.button(key="eagle_step").click().run()
     assert any(i.value.startswith("The last step: one token of the budget was left") for i in at.info)
     assert not at.get("graphviz_chart") and not any((s.key or "").startswith("eagle_node") for s in at.selectbox)
-    state = at.session_state["eagle_state"]
-    last = state["decoder"].history[-1]
+    last = dec.history[-1]
     assert last.n_drafted == 0 and len(last.tokens) == 1 and len(last.emitted) == 1
+    assert at.radio(key="eagle_tree_view").disabled and at.radio(key="eagle_tree_view").value == "whole tree"
+    next(b for b in at.button if b.label.startswith("Pin this run")).click().run()  # a fragment rerun here
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="eagle_back").click().run()
+    assert at.radio(key="eagle_tree_view").value == "whole tree" and at.get("graphviz_chart")
     assert not at.exception

@@ -146,7 +146,7 @@ TEXT = {
                     'cost of N draft steps ({draft_ms:.1f} ms each here) plus that verify pass (a pass whose size '
                     'varies is costed at every size it took, weighted by how often: {pass_ms:.0f} ms on average at the chosen N).'),
     'eagle.no_tree': ('The last step: one token of the budget was left, so nothing was drafted (no tree, no mask): '
-                      'the target decoded it from its own forward. Press Back to see the trees of earlier steps.'),
+                      'the target decoded it from its own forward (the trees of earlier steps: Back).'),
     'eagle.mask': ("Each node: its token, its tree index and the head's cumulative confidence q as a percentage "
                    '(product of the draft probabilities along its path). Green = the accepted path (root '
                    'included); dashed = rejected branches. The compact view shows the accepted path and the '
