@@ -133,6 +133,11 @@ SPOT_X = 0.02  # points this close in x (the x values are shares of a few prompt
 SPOT_Y = 0.08  # ... and within this share of the y axis's span are one spot: their labels would overprint
 
 
+def _combo(row) -> bool:
+    """A sweep row that sets more than one rule (the looser combination of all four)."""
+    return sum(v is not None for v in row.settings.values()) > 1
+
+
 def spot_labels(rows) -> tuple[dict, dict]:
     """One label per spot of the tradeoff chart: settings that land on or near one point (several thresholds that
     prune little sit at 100% / 0-5%) would print their labels over each other, so the highest one there names itself
@@ -153,7 +158,7 @@ def spot_labels(rows) -> tuple[dict, dict]:
     texts, hovers = {}, {}
     for same in spots:
         head = same[0]
-        name = t("viz.beam.combo") if sum(v is not None for v in head.settings.values()) > 1 else head.label
+        name = t("viz.beam.combo") if _combo(head) else head.label
         hover = "<br>".join(r.label for r in same)
         for i, r in enumerate(same):
             texts[id(r)] = "" if i else name + (f" (+{len(same) - 1})" if len(same) > 1 else "")
@@ -170,7 +175,7 @@ def pruning_tradeoff_figure(sweep, fidelity: float = 0.9):
     texts, hovers = spot_labels(sweep.rows)
     papers = [r for r in sweep.rows if r.paper]
     for kind, color in (("rp", "#3b5bdb"), ("ap", "#e8590c"), ("rpl", "#2b8a3e"), ("mc", "#9c36b5"), ("combo", "#495057")):
-        rows = [r for r in sweep.rows if not r.paper and (sum(v is not None for v in r.settings.values()) > 1) == (kind == "combo")
+        rows = [r for r in sweep.rows if not r.paper and _combo(r) == (kind == "combo")
                 and (kind == "combo" or r.settings[kind] is not None)]
         if rows:  # one label per spot (``spot_labels``), above its highest point; left of a ring or star
             combo = kind == "combo"
