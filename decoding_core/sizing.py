@@ -165,6 +165,29 @@ def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: i
     return dict(out)
 
 
+@torch.inference_mode()
+def forward_now(lm: LoadedModel, prefix: int = 128, rounds: int = 3) -> float:
+    """Seconds for one one-token target forward after a ``prefix``-token cache, timed NOW: the median of ``rounds``
+    after one warm-up. A probe of how busy the machine is at this moment, to set beside ``known_forward_costs``'s
+    fastest (a study that times something else, the sampling methods, calls it before, between and after). The
+    fastest of the rounds is merged into the store as ``forward_costs`` would (a real one-token timing)."""
+    dev = lm.device
+    ids = _token_ids(lm, prefix + 1)
+    cache = DynamicCache()
+    lm.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
+    times = []
+    for _ in range(rounds + 1):
+        _sync(dev)
+        t0 = time.perf_counter()
+        lm.model(input_ids=ids[:, prefix:], cache=cache, use_cache=True, logits_to_keep=1)
+        _sync(dev)
+        times.append(time.perf_counter() - t0)
+        crop_to(cache, prefix)
+    times = sorted(times[1:])
+    remember_fastest(_store_key(lm, f"forward after {prefix}"), {1: times[0]})
+    return times[len(times) // 2]
+
+
 def _token_ids(lm: LoadedModel, n: int) -> torch.Tensor:
     """n seeded token ids to time a forward on: ordinary ones (past the first 100, where special tokens live)."""
     lo, hi = min(100, lm.vocab_size // 2), min(lm.vocab_size, 20000)

@@ -2,12 +2,13 @@
 import streamlit as st
 
 from decoding_core.sampling_cost import COMPLEXITY
+from decoding_core.sizing import forward_now
 from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
 from ui.i18n import say, t
 from ui.export import download_rows
-from ui.lab import chart, open_page, table
+from ui.lab import busy_probe_warning, chart, open_page, table
 from ui.progress import kept, measure
 from viz.sampling_cost import (cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows,
                                 skipped_note)
@@ -31,13 +32,16 @@ def render() -> None:
     logits = loaders.next_logits(lab)
     key = (lab.key, P["cost_budget"])
     if c3.button(t("cost.measure"), type="primary", width="stretch"):
+        lm = lab.lm
         measure("cost", key, lambda progress, stop: sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
-                                                                  progress=progress, should_stop=stop))
+                                                                  progress=progress, should_stop=stop,
+                                                                  probe=lambda: forward_now(lm)))
     rec = kept("cost", key, t("cost.measure"))
     if not rec:
         st.info(t("cost.measure.info"))
         return
     k = lab.lm.vocab_size
+    busy_probe_warning(st, lab.lm, rec.probes)
     st.subheader(t("cost.h1"))
     st.markdown(t("cost.one"))
     chart(st, cost_vs_n_figure(rec, k), "cost-vs-n", width="stretch")

@@ -301,6 +301,27 @@ def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None, new_t
     return True
 
 
+BUSY_FORWARD = 1.4  # a one-token forward timed now (median of three) this much slower than the fastest measured here:
+                    # busy (session 41: quiet 1.01-1.24x over ten probes; beside one other two-thread torch job 1.36-1.50x)
+
+
+def busy_probe_warning(where, lm: LoadedModel, probes) -> bool:
+    """A warning (placed above the timings it judges) when the slowest of a study's probes (``sizing.forward_now``,
+    timed before, between and after what the study measured) took more than ``BUSY_FORWARD`` times the fastest
+    one-token forward known here: the machine was busy while the study timed something other than decoding (the
+    sampling methods). No probes or no stored forward: no verdict. Returns whether it warned."""
+    from decoding_core.sizing import known_forward_costs
+
+    costs = known_forward_costs(lm)
+    if not probes or not costs:
+        return False
+    quiet, now = costs[1], max(probes)
+    if now <= BUSY_FORWARD * quiet:
+        return False
+    where.warning(t("busy.probe", ms=1000 * now, times=now / quiet, quiet=1000 * quiet))
+    return True
+
+
 def busy_warning_of(where, lm: LoadedModel, plain, prompt_tokens: int) -> bool:
     """``busy_warning`` for a comparison's plain-decoding run (a ``StrategyRun``; None or a failed run: no
     verdict)."""

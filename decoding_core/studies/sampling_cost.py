@@ -43,6 +43,8 @@ class SamplingCost:
     complexity: dict           # method -> the notes' O(.) for n draws over k categories
     crossovers: tuple[str, ...]  # the measured crossovers in plain words
     stopped: bool = False
+    probes: tuple[float, ...] = ()  # seconds of the ``probe`` (one target forward) before, between and after the
+                                    # regimes: was the machine busy while the methods were timed?
 
 
 QUICK_S = 0.01  # a call this fast is timed more often: one hiccup of the machine would otherwise be a spike
@@ -83,10 +85,12 @@ def exactness(logits: torch.Tensor, draws: int = 20000, k: int = 200, seed: int 
 
 def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes=("one", "new"), n_new: int = 64,
                   budget_s: float = 1.0, seed: int = 0, check: bool = True, progress: Progress = no_progress,
-                  should_stop: StopCheck = never) -> SamplingCost:
+                  should_stop: StopCheck = never, probe=None) -> SamplingCost:
     """Time every method: regime "one" for each n in ``ns`` and k in ``ks``; regime "new" for ``n_new``
     distributions in batches of each B. A point whose time, predicted from the method's cost model and
-    its last measured point, exceeds ``budget_s`` is skipped (and says so)."""
+    its last measured point, exceeds ``budget_s`` is skipped (and says so). ``probe`` (no arguments, returns seconds;
+    the app passes ``sizing.forward_now``) is timed before the first point, where the regimes change and after the
+    last point: its figures are kept so a page can say whether the machine was busy meanwhile."""
     v = logits.numel()
     ks = tuple(ks or (100, 1000, 10000, v))
     if any(k < 2 or k > v for k in ks):
@@ -94,13 +98,15 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
     if any(n < 1 for n in ns) or n_new < 1:
         raise ValueError("every n must be >= 1")
     g = torch.Generator().manual_seed(seed)
-    rows, stopped = [], False
+    rows, stopped, probes = [], False, []
     plan = [(m, "one", k) for m in METHODS for k in ks] * ("one" in regimes) + \
            [(m, "new", k) for m in METHODS for k in ks] * ("new" in regimes)
     for i, (m, regime, k) in enumerate(plan):
         if should_stop():
             stopped = True
             break
+        if probe is not None and (i == 0 or regime != plan[i - 1][1]):
+            probes.append(probe())
         progress(i / len(plan), Msg.of(f"core.progress.cost_{regime}", method=method_name(m), k=k))
         lk = _k_logits(logits.float(), k)
         last = None   # (ops, seconds) of the last measured point: predicts the next
@@ -118,9 +124,11 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
                 secs = _timed(lambda: [draw_new_distributions(m, rows_in, g) for _ in range(steps)], 2)
             rows.append(CostRow(m, regime, k, n, b, secs))
             last = (ops, max(secs, 1e-6))
+    if probe is not None and not stopped:
+        probes.append(probe())
     progress(1.0, Msg.of("core.progress.exactness"))
     exact = exactness(logits, seed=seed) if check and not stopped else ()
-    return SamplingCost(tuple(rows), exact, dict(COMPLEXITY), crossovers(rows, ks), stopped)
+    return SamplingCost(tuple(rows), exact, dict(COMPLEXITY), crossovers(rows, ks), stopped, tuple(probes))
 
 
 def method_name(method: str) -> Msg:

@@ -120,3 +120,49 @@ def test_threads_merging_at_once_lose_nothing(tmp_path):
     for th in threads:
         th.join()
     assert json.loads(store.read_text()) == {f"k{i}": {"1": 0.01 * (i + 1)} for i in range(8)}
+
+
+def test_a_study_that_times_no_decoding_is_judged_by_its_probes(tmp_path, monkeypatch):
+    """The sampling-cost study times a probe (one target forward, ``sizing.forward_now``) before its first point,
+    where the regimes change and after its last; the page warns above its charts when the slowest probe took more than
+    BUSY_FORWARD times the fastest one-token forward stored here, and says nothing without probes or a stored one."""
+    import torch
+
+    from decoding_core.studies.sampling_cost import sampling_cost
+    from ui import lab
+
+    store = tmp_path / "costs.json"
+    monkeypatch.setattr(sizing, "cost_store", lambda: store)
+    lm = make_tiny_lm(seed=0)
+    now = sizing.forward_now(lm, prefix=8, rounds=3)  # a real timing, whose fastest round is stored
+    stored = sizing.known_forward_costs(lm, prefix=8)
+    assert now > 0 and 0 < stored[1] <= now
+    calls = []
+
+    def probe():
+        calls.append(len(calls))
+        return 0.05
+
+    logits = torch.randn(300, generator=torch.Generator().manual_seed(0))
+    rec = sampling_cost(logits, ks=(300,), ns=(1, 10), batches=(1, 8), n_new=8, check=False, probe=probe)
+    assert rec.probes == (0.05, 0.05, 0.05) and len(calls) == 3  # before "one", before "new", after the last point
+    assert sampling_cost(logits, ks=(300,), ns=(1,), regimes=("one",), check=False, probe=probe).probes == (0.05,) * 2
+    assert sampling_cost(logits, ks=(300,), ns=(1,), check=False).probes == ()  # no probe: none kept
+
+    class Where:
+        def __init__(self):
+            self.said = []
+
+        def warning(self, text):
+            self.said.append(text)
+
+    where = Where()
+    store.write_text(json.dumps({sizing._store_key(lm, "forward after 128"): {"1": 0.05}}))
+    assert not lab.busy_probe_warning(where, lm, (0.05, 0.062, 0.055))  # 1.24x: the quiet machine's worst seen
+    assert not lab.busy_probe_warning(where, lm, ()) and not where.said
+    assert lab.busy_probe_warning(where, lm, (0.05, 0.09, 0.06))  # one slow probe: busy for part of the study
+    assert where.said == ["While these were timed, one forward of the model took up to 90 ms, 1.8× the fastest "
+                          "measured on this machine (50 ms): the machine was probably busy with other work, so the "
+                          "times below are inflated and the crossovers can move. Measure again when it is quiet."]
+    store.write_text("{damaged")
+    assert not lab.busy_probe_warning(where, lm, (0.5,)) and len(where.said) == 1
