@@ -41,6 +41,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     # the measurements (slow: a minute or more each); the screenshot shows the screen around the pressed button
     "speculative:sweep": ("?sweep_tokens=32&sweep_repeats=1", ["Run the sweep"]),
     "eagle:measure": ("", ["Measure"]),
+    "sampling_cost:measure": ("?cost_budget=0.2", ["Measure"]),
 }
 
 

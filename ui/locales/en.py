@@ -858,7 +858,7 @@ TEXT = {
                      'forwards measured on this machine predict for it ({quiet:.0f} ms, the prompt included): the '
                      'machine was probably busy with other work, so these timings and speed-ups are unreliable. '
                      'Measure again when it is quiet.'),
-    'busy.probe': ('While these were timed, one forward of the model took up to {ms:.0f} ms, {times:.1f}× the fastest '
+    'busy.probe': ('While these were timed, one forward of the model took {ms:.0f} ms (the median of its probes), {times:.1f}× the fastest '
                    'measured on this machine ({quiet:.0f} ms): the machine was probably busy with other work, so the '
                    'times below are inflated and the crossovers can move. Measure again when it is quiet.'),
     'viz.why.plain': 'Plain decoding took **{ms:.0f} ms** per token here.',

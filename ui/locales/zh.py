@@ -702,7 +702,7 @@ TEXT = {
     'viz.spec.logits_mib': 'logits + 概率 (MiB)',
     'busy.warning': ('这次测量中普通解码每个 token 用了 {ms:.0f} ms，是本机测得最快的前向传递所预测值（{quiet:.0f} ms，含读入提示词）的 '
                      '{times:.1f}×：机器很可能正忙于别的工作，所以这些耗时和加速比不可靠。请在机器空闲时再测一次。'),
-    'busy.probe': ('计时期间，模型的一次前向传递最多用了 {ms:.0f} ms，是本机测得最快值（{quiet:.0f} ms）的 {times:.1f}×：'
+    'busy.probe': ('计时期间，模型的一次前向传递用了 {ms:.0f} ms（各次探测的中位数），是本机测得最快值（{quiet:.0f} ms）的 {times:.1f}×：'
                    '机器很可能正忙于别的工作，所以下面的耗时偏高，交叉点也可能移动。请在机器空闲时再测一次。'),
     'viz.why.plain': '这里普通解码每个 token 用时 **{ms:.0f} ms**。',
     'viz.why.acceptance_low': '接受率：τ 只达到 {tau:.2f}，而 α 预测 {theory:.2f}（靠后的草稿被接受的频率低于 α）',
