@@ -101,6 +101,11 @@ SIDEBAR = Controls([
     Param("present", False, "p.present",
           help="p.present.help"),
 ])
+GRAPH_TEXT_CSS = "<style>\n" + "\n".join(  # every page: the tree pictures' text at the size graphviz laid it out for
+    f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 21)
+) + "\n</style>"  # Streamlit's chart styles set every element in a graphviz chart to 9.6 px ("& *"), whatever the DOT
+# asked for: the boxes were laid out for 14-20 pt text and the text drawn at 9.6 (12.8 px on screen), also in the
+# presentation mode. A rule with an attribute selector outranks that one.
 PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
@@ -134,6 +139,7 @@ def lab() -> Lab:
     SIDEBAR.sync()
     with sb:
         copy_link_button()
+    st.html(GRAPH_TEXT_CSS)
     if ss.present:
         st.html(PRESENTATION_CSS)
 

@@ -41,7 +41,7 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
     if compact:
         keep = {i for i, par in enumerate(step.parents) if i in path or par in path}
     lines = ['digraph eagle { rankdir=LR; bgcolor="transparent"; nodesep=0.1; ranksep=0.35;',
-             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, margin="0.08,0.04"];',
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=16, margin="0.1,0.05"];',
              '  edge [arrowsize=0.6];']
     for i, (text, score) in enumerate(zip(step.texts, step.scores)):
         if i not in keep:
@@ -56,8 +56,8 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         hidden = below[i] if compact and not on else 0
         if hidden:
             sub += " · " + t("viz.tree.below", n=hidden)
-        label = html.escape(text[:max_label])
-        lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="11">#{i} {sub}</FONT>>, fillcolor="{fill}", '
+        label = f"<B>{html.escape(text[:max_label])}</B>"  # the token, bold above its number and confidence
+        lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="12">#{i} {sub}</FONT>>, fillcolor="{fill}", '
                      f'color="{color}", fontcolor="#1c2233", style="{style}", penwidth="{2.5 if on else 1.2}"];')
     for i, par in enumerate(step.parents):
         if par >= 0 and i in keep and par in keep:
@@ -96,14 +96,16 @@ def mask_figure(step, selected: int | None = None) -> go.Figure:
     rows = [("✓ " if i in step.accepted_path else "") + lab for i, lab in enumerate(labels)]
     tree = step.mask.int().tolist()
     causal = [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(t("viz.eagle.tree_mask"), t("viz.eagle.causal_mask")),
-                        horizontal_spacing=0.12)
+    titles = [t(k).replace(" (", "<br>(").replace("（", "<br>（") for k in ("viz.eagle.tree_mask", "viz.eagle.causal_mask")]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)  # two lines: the right title
+    # ran past the figure's edge (under its toolbar) at 1280 px
     for col, z in ((1, tree), (2, causal)):
         fig.add_trace(go.Heatmap(z=z, x=labels, y=rows, colorscale=[[0, "#f8f9fa"], [1, "#3b5bdb"]], showscale=False,
                                  xgap=1, ygap=1, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"), row=1, col=col)
     font = 14 if n <= 16 else 11 if n <= 32 else 9  # the trees sized for a CPU are small: readable from the back
-    size = max(360, (font + 8) * n + 140)
-    fig.update_layout(height=size, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white")
+    size = max(390, (font + 8) * n + 170)  # + the two-line titles
+    fig.update_layout(height=size, margin=dict(l=10, r=10, t=70, b=10), plot_bgcolor="white")
+    fig.update_annotations(font=dict(size=16, color="#1c2233"))  # the panels' titles: dark, readable on a projector
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=font))
     fig.update_xaxes(tickangle=-60, tickfont=dict(size=font))
     if selected is not None:

@@ -162,3 +162,12 @@ def test_glossary_lists_every_entry():
     assert not open_app("pages/glossary.py", {"term": "nonsense"}).info  # an unknown term: the list alone
     zh = open_app("pages/glossary.py", {"term": "tau", "lang": "zh"})
     assert zh.info[0].value.startswith("**") and "S 个验证步骤" in zh.info[0].value
+
+
+def test_every_page_restores_the_tree_pictures_type_size():
+    """Streamlit sets every element of a graphviz chart to 9.6 px; each page adds a rule per size the trees use
+    (8-20 pt) that draws a tree's text at the size graphviz laid its boxes out for (the browser test measures it)."""
+    at = open_app()
+    css = next(h.proto.body for h in at.get("html") if "stGraphVizChart" in h.proto.body)
+    assert '[data-testid="stGraphVizChart"] svg text[font-size="16.00"] { font-size: 16px; }' in css
+    assert 'text[font-size="12.00"] { font-size: 12px; }' in css and 'font-size="21.00"' not in css

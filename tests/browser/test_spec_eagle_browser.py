@@ -40,7 +40,11 @@ def test_eagle_page_shows_tree_and_mask(server, page):
         wait_idle(page)
     page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
     assert at_least(page.locator("[data-testid='stGraphVizChart'] svg g.node"), 2) >= 2
-    page.get_by_text("Tree attention mask (what EAGLE uses)").wait_for()
+    # the tree's text at the size its boxes were laid out for (Streamlit's own style drew every size at 9.6 px)
+    sizes = page.evaluate("""() => [...document.querySelectorAll("[data-testid='stGraphVizChart'] svg text")]
+                             .map(e => [e.getAttribute('font-size'), getComputedStyle(e).fontSize])""")
+    assert sizes and all(float(attr) == float(css.removesuffix("px")) for attr, css in sizes), sizes
+    page.get_by_text("Tree attention mask").first.wait_for()  # the panel title (its second line: "(what EAGLE uses)")
     no_exception(page)
     screenshot(page, "eagle")
 

@@ -33,7 +33,7 @@ def test_compact_eagle_tree_keeps_the_path_and_its_alternatives():
     assert nodes(full) == set(range(8))
     assert nodes(compact) == {0, 1, 2, 3, 4, 6}          # path, children of path nodes
     assert "+2 below" in compact                          # node 2 hides 5 and 7
-    assert 'fontsize=14' in compact and "q 61%" in compact  # exp(-0.5) as a percentage
+    assert 'fontsize=16' in compact and "q 61%" in compact  # exp(-0.5) as a percentage
     assert "n2 -> n5" not in compact
 
 
