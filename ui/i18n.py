@@ -18,7 +18,27 @@ from ui.locales import en, zh
 
 LANGS = ("en", "zh")
 LANG_NAMES = {"en": "English", "zh": "简体中文"}
-CATALOGUES = {"en": en.TEXT, "zh": zh.TEXT}
+SAMPLER_FAMILIES = ("core.sampler.", "core.method.")  # the decoding samplers, then the cost page's methods
+
+
+def shown_name(catalogue: dict, code: str) -> str:
+    """A sampler's or sampling method's name as a choice, a legend or a table cell shows it: the core's name
+    (``core.sampler.<code>``, else ``core.method.<code>``) followed by the code name in brackets (what a link, the
+    CLI and the exports spell) where the two differ by more than case and spaces ("多项分布采样 (multinomial)",
+    "Gumbel-max")."""
+    name = next(catalogue[f + code] for f in SAMPLER_FAMILIES if f + code in catalogue)
+    return name if name.lower().replace(" ", "-") == code else f"{name} ({code})"
+
+
+def _with_shown_names(catalogue: dict) -> dict:
+    """The catalogue with the choices' and legends' names (``viz.series.<code>``) and the table cells' (``cell.<code>``)
+    of every sampler and method derived from the core's: one family of names, written once per language."""
+    codes = {k[len(f):] for f in SAMPLER_FAMILIES for k in catalogue if k.startswith(f)}
+    derived = {f"{kind}.{c}": shown_name(catalogue, c) for c in codes for kind in ("viz.series", "cell")}
+    return {**derived, **catalogue}
+
+
+CATALOGUES = {"en": _with_shown_names(en.TEXT), "zh": _with_shown_names(zh.TEXT)}
 DEFAULT = "en"
 KEY = "lang"  # session-state and link key
 

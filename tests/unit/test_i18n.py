@@ -115,3 +115,18 @@ def test_a_bad_lang_is_refused_like_any_link_value():
     with pytest.raises(ValueError, match="expected one of en, zh"):
         params.parse("fr", str, choices=i18n.LANGS)
     assert Path(i18n.__file__).read_text().count("params.warn(") == 1
+
+
+def test_sampler_names_are_written_once_per_language():
+    """The choices' and legends' names (viz.series.<code>) and the table cells' (cell.<code>) of every sampler and
+    cost method are derived from the core's (core.sampler.*, else core.method.*), with the code name in brackets
+    where the name is not just the code with other case or spaces; no catalogue writes them again."""
+    assert i18n.shown_name({"core.sampler.exp-race": "指数竞赛"}, "exp-race") == "指数竞赛 (exp-race)"
+    assert i18n.shown_name({"core.method.gumbel-max": "Gumbel-max"}, "gumbel-max") == "Gumbel-max"
+    assert i18n.shown_name({"core.method.binary-search": "binary search"}, "binary-search") == "binary search"
+    assert t("cell.multinomial", "zh") == t("viz.series.multinomial", "zh") == "多项分布采样 (multinomial)"
+    assert t("viz.series.gumbel", "zh") == "Gumbel-max (gumbel)" and t("viz.series.gumbel", "en") == "gumbel"
+    assert t("cell.exp-race", "en") == "exp-race"  # the sampler's name comes first: the code name in English
+    for catalogue in (en.TEXT, zh.TEXT):
+        assert not [k for k in catalogue if k.split(".")[0] in ("cell", "viz") and
+                    k.split(".", 2)[-1] in {c.split(".")[-1] for c in catalogue if c.startswith("core.sampler.")}]
