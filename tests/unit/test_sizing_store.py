@@ -64,6 +64,16 @@ def test_forward_and_draft_costs_are_merged_with_an_earlier_process(tmp_path, mo
     assert set(json.loads(store.read_text())[key]) == {"1", "4"}
 
 
+class Where:
+    """Where a page's warning would go: keeps what it was told."""
+
+    def __init__(self):
+        self.said = []
+
+    def warning(self, text):
+        self.said.append(text)
+
+
 def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
     """known_forward_costs reads the fastest forwards stored for this model (measuring nothing); the pages warn under
     a timing whose plain decoding took more than BUSY times what they predict for it (the prompt's read included),
@@ -76,13 +86,6 @@ def test_a_timing_made_on_a_busy_machine_is_flagged(tmp_path, monkeypatch):
     assert sizing.known_forward_costs(lm) is None  # never measured: no figure, no warning
     store.write_text(json.dumps({sizing._store_key(lm, "forward after 128"): {"1": 0.05, "64": 0.2, "x": "y"}}))
     assert sizing.known_forward_costs(lm) == {1: 0.05, 64: 0.2}
-
-    class Where:
-        def __init__(self):
-            self.said = []
-
-        def warning(self, text):
-            self.said.append(text)
 
     where = Where()
     # a 40-token prompt and 32 new tokens predict (0.05 + 0.15 * 39 / 63 + 31 * 0.05) / 32 = 0.0529 s a token
@@ -149,13 +152,6 @@ def test_a_study_that_times_no_decoding_is_judged_by_its_probes(tmp_path, monkey
     assert rec.probes == (0.05, 0.05, 0.05) and len(calls) == 3  # before "one", before "new", after the last point
     assert sampling_cost(logits, ks=(300,), ns=(1,), regimes=("one",), check=False, probe=probe).probes == (0.05,) * 2
     assert sampling_cost(logits, ks=(300,), ns=(1,), check=False).probes == ()  # no probe: none kept
-
-    class Where:
-        def __init__(self):
-            self.said = []
-
-        def warning(self, text):
-            self.said.append(text)
 
     where = Where()
     store.write_text(json.dumps({sizing._store_key(lm, "forward after 128"): {"1": 0.05}}))
