@@ -13,7 +13,7 @@ from ui.lab import chart, open_page, table
 from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import gloss
+from ui.texts import code_token, gloss
 from viz.beam import (candidate_rows, frontier_rows, nbest_rows, pruning_tradeoff_figure, search_graph, step_rows,
                       to_dot)
 from viz.beam import pruning_rows as sweep_rows
@@ -172,13 +172,13 @@ def search(lab, strategy, run, prompt_ids):
     P.sync()
     tail = "".join(lm.token_text(t) for t in prompt_ids[-6:])  # glyphs: a newline or byte token stays visible
     dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
-    st.graphviz_chart(dot, width="stretch")
+    st.graphviz_chart(dot, width="content")  # its own size: a small tree is not blown up, a wide one scrolls
     tree_downloads(dot, "beam-tree")
     st.caption(t("beam.graph"))
     g2, g3 = st.columns([3, 2])
     with g2:
         if step.kind == "sample":
-            st.markdown(t("beam.sampled", token=step.sample.token_text, p=step.sample.prob,  # Beam only
+            st.markdown(t("beam.sampled", token=code_token(step.sample.token_text), p=step.sample.prob,  # Beam only
                           sampler=t(f"viz.series.{strategy.sampler}"), T=strategy.sampling.temperature,
                           m=strategy.beam.sample_prefix))
         else:

@@ -19,7 +19,7 @@ from ui.lab import busy_warning_of, chart, open_page, table
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import gloss, token_unit
+from ui.texts import code_token, gloss, token_unit
 from viz.eagle import depth_figure, loss_figure, mask_figure, sizing_figure, step_rows, tree_dot
 from viz.tables import compare_rows
 
@@ -157,10 +157,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
                 unsafe_allow_html=True)
     step = shown[-1]
     if step.kind == "prefill":
-        st.markdown(t("eagle.prefill", n=len(prompt_ids), token=step.next_text))
+        st.markdown(t("eagle.prefill", n=len(prompt_ids), token=code_token(step.next_text)))
         return
     st.markdown(t("eagle.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
-                  token=step.next_text, emitted=len(step.emitted),
+                  token=code_token(step.next_text), emitted=len(step.emitted),
                   unit=token_unit(len(step.emitted)), draft_ms=1000 * step.draft_s,
                   target_ms=1000 * step.target_s))
     if step.lookup_nodes:

@@ -8,7 +8,7 @@ from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import say, t
-from ui.texts import gloss
+from ui.texts import code_token, gloss
 from ui.lab import chart, open_page, table
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
@@ -101,7 +101,7 @@ def step_through(lab, strategy, run, prompt_ids):
                 if hist else t("sampling.no_tokens"), unsafe_allow_html=True)
     if hist:
         rec = hist[-1]
-        st.markdown(t("sampling.step", n=rec.index + 1, token=rec.token_text, p=rec.prob, raw=rec.raw_prob,
+        st.markdown(t("sampling.step", n=rec.index + 1, token=code_token(rec.token_text), p=rec.prob, raw=rec.raw_prob,
                       kept=rec.kept, entropy=rec.entropy) + (t("sampling.eos") if rec.finished else ""))
         chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
                                             title=t("sampling.step.title", n=rec.index + 1)), "sampling-step",

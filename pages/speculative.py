@@ -14,7 +14,7 @@ from ui.lab import busy_warning, chart, open_page, table
 from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
-from ui.texts import gloss, token_unit
+from ui.texts import code_token, gloss, token_unit
 from viz.eagle import sizing_figure
 from viz.speculative import (SOURCE, draft_rows, drift_figure, origin_html, price_figure, residual_figure, step_rows,
                              sweep_explanation, sweep_figure)
@@ -212,7 +212,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("spec.step", n=step.index + 1, drafted=step.n_drafted, accepted=step.n_accepted,
-                      source=t(SOURCE[step.next_source]), token=step.next_text, emitted=len(step.emitted),
+                      source=t(SOURCE[step.next_source]), token=code_token(step.next_text), emitted=len(step.emitted),
                       unit=token_unit(len(step.emitted)),
                       draft_ms=1000 * step.draft_s, target_ms=1000 * step.target_s))
         if step.drafts:

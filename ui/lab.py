@@ -103,7 +103,10 @@ SIDEBAR = Controls([
 ])
 GRAPH_TEXT_CSS = "<style>\n" + "\n".join(  # every page: the tree pictures' text at the size graphviz laid it out for
     f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 21)
-) + "\n</style>"  # Streamlit's chart styles set every element in a graphviz chart to 9.6 px ("& *"), whatever the DOT
+) + """
+div[data-testid="stGraphVizChart"] { overflow-x: auto; }
+div[data-testid="stGraphVizChart"] svg { max-width: none; }
+</style>"""  # a tree wider than the page scrolls sideways at its own size (shrunk to fit, a 16-step search read at 5 px)  # Streamlit's chart styles set every element in a graphviz chart to 9.6 px ("& *"), whatever the DOT
 # asked for: the boxes were laid out for 14-20 pt text and the text drawn at 9.6 (12.8 px on screen), also in the
 # presentation mode. A rule with an attribute selector outranks that one.
 PRESENTATION_CSS = """<style>
@@ -113,7 +116,13 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
 [data-testid="stDataFrame"] { font-size: 1.05rem; }
 h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { font-size: 1.6rem !important; }
-</style>"""
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; }
+button p { white-space: normal !important; overflow-wrap: anywhere; }
+[data-testid="stSidebarNav"] span { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; }
+</style>"""  # the last three: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
+# page list "Speculative de…"
 
 
 def lab() -> Lab:

@@ -60,3 +60,9 @@ def gloss(anchor: str) -> str:
 def token_unit(n: int) -> str:
     """"token" or "tokens" after a count n (the step lines of the Speculative and EAGLE pages)."""
     return t("spec.unit.one" if n == 1 else "spec.unit.many")
+
+
+def code_token(text: str) -> str:
+    """A token for a Markdown code span in a sentence (`` `{token}` ``): its spaces no-break, so a line never wraps
+    inside it (" ocean" left an empty grey box at a line's end and "ocean" on the next)."""
+    return text.replace(" ", "\u00a0")

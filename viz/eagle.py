@@ -57,7 +57,8 @@ def tree_dot(step, max_label: int = 14, compact: bool = True) -> str:
         if hidden:
             sub += " · " + t("viz.tree.below", n=hidden)
         label = f"<B>{html.escape(text[:max_label])}</B>"  # the token, bold above its number and confidence
-        lines.append(f'  n{i} [label=<{label}<BR/><FONT POINT-SIZE="12">#{i} {sub}</FONT>>, fillcolor="{fill}", '
+        lines.append(f'  n{i} [label=<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="1"><TR><TD>{label}</TD></TR>'
+                     f'<TR><TD><FONT POINT-SIZE="12">#{i} {sub}</FONT></TD></TR></TABLE>>, fillcolor="{fill}", '
                      f'color="{color}", fontcolor="#1c2233", style="{style}", penwidth="{2.5 if on else 1.2}"];')
     for i, par in enumerate(step.parents):
         if par >= 0 and i in keep and par in keep:
@@ -97,14 +98,16 @@ def mask_figure(step, selected: int | None = None) -> go.Figure:
     tree = step.mask.int().tolist()
     causal = [[1 if j <= i else 0 for j in range(n)] for i in range(n)]
     titles = [t(k).replace(" (", "<br>(").replace("（", "<br>（") for k in ("viz.eagle.tree_mask", "viz.eagle.causal_mask")]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)  # two lines: the right title
-    # ran past the figure's edge (under its toolbar) at 1280 px
+    widest = max(len(r) for r in rows)  # the right panel's row labels sit in the gap: ~0.6 em a character at up to
+    gap = min(0.3, max(0.12, (widest + 2) * 0.6 * 15 / 820))  # 15 px (presentation mode) on an ~820 px wide figure
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=gap)  # two-line titles: the right
+    # one ran past the figure's edge (under its toolbar) at 1280 px; with 12 nodes its "✓ #11 ocean" touched the left
     for col, z in ((1, tree), (2, causal)):
         fig.add_trace(go.Heatmap(z=z, x=labels, y=rows, colorscale=[[0, "#f8f9fa"], [1, "#3b5bdb"]], showscale=False,
                                  xgap=1, ygap=1, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"), row=1, col=col)
     font = 14 if n <= 16 else 11 if n <= 32 else 9  # the trees sized for a CPU are small: readable from the back
-    size = max(390, (font + 8) * n + 170)  # + the two-line titles
-    fig.update_layout(height=size, margin=dict(l=10, r=10, t=70, b=10), plot_bgcolor="white")
+    size = max(410, (font + 8) * n + 190)  # + the two-line titles
+    fig.update_layout(height=size, margin=dict(l=10, r=10, t=90, b=10), plot_bgcolor="white")  # the toolbar above
     fig.update_annotations(font=dict(size=16, color="#1c2233"))  # the panels' titles: dark, readable on a projector
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=font))
     fig.update_xaxes(tickangle=-60, tickfont=dict(size=font))

@@ -217,8 +217,10 @@ TEXT = {
                    'wait before the next words appear: interactive use prefers a small N even when a larger one is '
                    'faster overall.'),
     'cost.intro': ('Every decoding step ends by drawing one token from k = 49,152 categories. The source notes '
-                   'list three ways to draw n samples from k categories, then argue that in decoding the alias '
-                   'table "buys nothing" and motivate the Gumbel-max trick. Both statements are true, in different '
+                   'list three ways to draw n samples from k categories (a linear scan of the CDF, binary search in '
+                   'it, the alias table), then argue that in decoding the alias '
+                   'table "buys nothing" and motivate the Gumbel-max trick; torch.multinomial and '
+                   'the exponential race are timed beside those four. Both statements are true, in different '
                    'regimes: drawing MANY samples from ONE distribution (Monte Carlo), or ONE sample from each of '
                    'MANY NEW distributions (decoding, where every step brings a new distribution). Below, each '
                    "method is timed in both regimes on this machine, with the notes' cost model drawn through the "
@@ -243,7 +245,14 @@ TEXT = {
                  "row is used once; the notes' GumbelSampler instead adds the SAME noise at every step, which makes "
                  "the token a fixed function of the logits (see the Sampling page's pitfall)."),
     'cost.exact': ("Each method's draws are compared with the exact probabilities of a 200-category distribution "
-                   "(the model's 200 largest logits); a p-value that is not tiny means no detectable difference. "
+                   "(the model's 200 largest logits); a p-value that is not tiny means no detectable difference. A p "
+                   'below 0.05 somewhere in this table turns up by chance in about a third of runs (it holds seven '
+                   'different tests, see below); p below 0.001 would be worth a look. In the first regime linear scan, binary search and '
+                   'torch.multinomial invert the same CDF with the same uniforms (one seed for every method), so they '
+                   "draw the same tokens and share one p-value (in the second, torch.multinomial's one draw per row "
+                   'takes the exponential race); Gumbel-max and the exponential race are one rule written two ways '
+                   '(argmax of l + (−log(−log u)) and of exp(l) / (−log u)): the same uniforms give the same tokens '
+                   'in both regimes. '
                    'The uniforms are drawn on the open interval (0, 1), which bounds the Gumbel noise: a token '
                    'more than about 20 nats below the best can never be drawn by Gumbel-max or the race '
                    '(probability < 1e-8).'),
@@ -458,8 +467,9 @@ TEXT = {
     'p.prefix_sampler': 'Prefix sampler',
     'p.prefix_temperature': 'Prefix temperature',
     'p.beam_window': 'Tree shows',
-    'p.beam_window.help': ('The whole search grows too wide to read after ~8 steps; the last steps start from the '
-                           'hypotheses they extend (shown by their last tokens).'),
+    'p.beam_window.help': ('The whole search grows wider than the page after ~8 steps: the picture keeps its type '
+                           'size and scrolls sideways (or press its full-screen button). The last steps start from '
+                           'the hypotheses they extend (shown by their last tokens).'),
     'p.beam_show_off': 'Candidates that fell off the top-k',
     'p.beam_show_off.help': 'last = only at the newest step',
     'p.stochastic': 'Stochastic beam search (Kool et al. 2019): sample k sequences without replacement',
@@ -505,7 +515,8 @@ TEXT = {
     'p.eagle_sample': 'Sample (lossless tree sampling) instead of greedy',
     'p.eagle_tree_view': 'Tree shows',
     'p.eagle_tree_view.help': ('compact: the accepted path and the alternatives branching off it, each with how many '
-                               'drafted nodes hang below it; whole tree: every drafted node.'),
+                               'drafted nodes hang below it; whole tree: every drafted node (a tree wider than the '
+                               'page scrolls sideways).'),
     'p.eagle_max_new': 'Max new tokens',
     'p.cmp_tokens': 'Tokens',
     'p.top_n': 'Tokens shown',
@@ -1190,8 +1201,8 @@ TEXT = {
     'cell.length limit': 'length limit',
     'cell.rejected': 'rejected',
     'cell.discarded': 'discarded',
-    'cell.one': 'one',
-    'cell.new': 'new',
+    'cell.one': 'one distribution',
+    'cell.new': 'a new one per draw',
     'eagle.heldout_setting': 'dynamic tree top-k {k}, depth {depth}, total {total}, greedy, {prompts} held-out instructions, {new} new tokens',
     'spec.draft_what': ("Speculative draft for the embedded SmolLM2-135M-Instruct: a {layers}-layer Llama (the target's hidden size {hidden}, "
                         'a narrower MLP of {mlp}) sharing the target\'s frozen tied embedding / LM head, which are not stored with it.'),
