@@ -237,7 +237,8 @@ TEXT = {
     'cost.new': ('In decoding every step brings a new distribution (n = 1 per distribution): nothing built can be '
                  'reused. The alias table is rebuilt for every row (here a plain Python loop over k, which makes its '
                  'O(k) expensive), the CDF methods normalise and sum k terms for every row, and Gumbel-max or the '
-                 'race need one pass of noise + argmax, with no softmax and no normalisation.'),
+                 'race need one pass of noise + argmax, with no softmax and no normalisation. The chart\'s axis is '
+                 'logarithmic (each grid line is 10× the one below): read a bar\'s value off the axis, not its length.'),
     'cost.why': ('**Why Gumbel-max suits decoding hardware.** argmax(l + G) needs no normalisation: no sum over the '
                  'vocabulary before the draw and no prefix scan, only an elementwise add and one reduction, which '
                  'parallelise and fuse with the logits computation on a GPU. **When is precomputed noise legitimate?** '
