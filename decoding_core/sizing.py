@@ -169,8 +169,8 @@ def forward_costs(lm: LoadedModel, lengths=LENGTHS, prefix: int = 128, rounds: i
 def forward_now(lm: LoadedModel, prefix: int = 128, rounds: int = 3) -> float:
     """Seconds for one one-token target forward after a ``prefix``-token cache, timed NOW: the median of ``rounds``
     after one warm-up. A probe of how busy the machine is at this moment, to set beside ``known_forward_costs``'s
-    fastest (a study that times something else, the sampling methods, calls it before, between and after). The
-    fastest of the rounds is merged into the store as ``forward_costs`` would (a real one-token timing)."""
+    fastest (a study that times something else, the sampling methods, calls it before, between and after). Stores
+    nothing: a probe judged against a figure it had written itself would find a machine busy throughout quiet."""
     dev = lm.device
     ids = _token_ids(lm, prefix + 1)
     cache = DynamicCache()
@@ -184,7 +184,6 @@ def forward_now(lm: LoadedModel, prefix: int = 128, rounds: int = 3) -> float:
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
     times = sorted(times[1:])
-    remember_fastest(_store_key(lm, f"forward after {prefix}"), {1: times[0]})
     return times[len(times) // 2]
 
 

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from decoding_core.sampling_cost import COMPLEXITY
-from decoding_core.sizing import forward_now
+from decoding_core.sizing import forward_now, known_forward_costs
 from decoding_core.studies.sampling_cost import sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
@@ -32,16 +32,17 @@ def render() -> None:
     logits = loaders.next_logits(lab)
     key = (lab.key, P["cost_budget"])
     if c3.button(t("cost.measure"), type="primary", width="stretch"):
-        lm = lab.lm
+        lm, quiet = lab.lm, known_forward_costs(lab.lm)  # the baseline as it stood before the study
         measure("cost", key, lambda progress, stop: sampling_cost(logits, budget_s=P["cost_budget"], seed=lab.seed,
                                                                   progress=progress, should_stop=stop,
-                                                                  probe=lambda: forward_now(lm)))
+                                                                  probe=lambda: forward_now(lm),
+                                                                  probe_quiet=quiet[1] if quiet else None))
     rec = kept("cost", key, t("cost.measure"))
     if not rec:
         st.info(t("cost.measure.info"))
         return
     k = lab.lm.vocab_size
-    busy_probe_warning(st, lab.lm, rec.probes)
+    busy_probe_warning(st, rec.probes, rec.probe_quiet)
     st.subheader(t("cost.h1"))
     st.markdown(t("cost.one"))
     chart(st, cost_vs_n_figure(rec, k), "cost-vs-n", width="stretch")

@@ -18,14 +18,15 @@ from ui.locales import en, zh
 
 LANGS = ("en", "zh")
 LANG_NAMES = {"en": "English", "zh": "简体中文"}
-SAMPLER_FAMILIES = ("core.sampler.", "core.method.")  # the decoding samplers, then the cost page's methods
+SAMPLER_FAMILIES = ("core.method.", "core.sampler.")  # the cost page's methods ("exponential race", as its text
+# says), then the decoding samplers named nowhere else ("gumbel", "gumbel-block")
 
 
 def shown_name(catalogue: dict, code: str) -> str:
     """A sampler's or sampling method's name as a choice, a legend or a table cell shows it: the core's name
-    (``core.sampler.<code>``, else ``core.method.<code>``) followed by the code name in brackets (what a link, the
+    (``core.method.<code>``, else ``core.sampler.<code>``) followed by the code name in brackets (what a link, the
     CLI and the exports spell) where the two differ by more than case and spaces ("多项分布采样 (multinomial)",
-    "Gumbel-max")."""
+    "exponential race (exp-race)", "binary search", "Gumbel-max")."""
     name = next(catalogue[f + code] for f in SAMPLER_FAMILIES if f + code in catalogue)
     return name if name.lower().replace(" ", "-") == code else f"{name} ({code})"
 

@@ -316,23 +316,24 @@ def busy_warning(where, lm: LoadedModel, plain_tokens_per_s: float | None, new_t
     return True
 
 
-BUSY_FORWARD = 2.0  # the study's middle probe (each a median of three one-token forwards) this much slower than the
-                    # fastest stored here: busy. Session 41, the page in Chromium: quiet 1.41-1.45x (single probes
-                    # 1.2-1.7x: the browser draws the bar on the same two cores), beside a unit-test run 3.2-5.5x
+BUSY_FORWARD = 2.0  # the median of a study's probes (each a median of three one-token forwards) this much slower
+                    # than the fastest stored here before the study: busy. Session 41, the page in Chromium: quiet
+                    # 1.41-1.45x (single probes 1.2-1.7x: the browser redraws as a study starts), beside a unit-test
+                    # run 3.2-5.5x
+BUSY_MIN_PROBES = 2  # fewer (a study stopped in its first regime): its one probe, taken as it started, is no verdict
 
 
-def busy_probe_warning(where, lm: LoadedModel, probes) -> bool:
-    """A warning (placed above the timings it judges) when a study's probes (``sizing.forward_now``, timed before,
-    between and after what the study measured) took, by their median, more than ``BUSY_FORWARD`` times the fastest
-    one-token forward known here: the machine was busy while the study timed something other than decoding (the
-    sampling methods). One slow probe is not a verdict (the browser redraws when a study starts). No probes or no
-    stored forward: no verdict. Returns whether it warned."""
-    from decoding_core.sizing import known_forward_costs
+def busy_probe_warning(where, probes, quiet: float | None) -> bool:
+    """A warning (placed above the timings it judges) when the median of a study's probes (``sizing.forward_now``,
+    timed before, between and after what the study measured) exceeds ``BUSY_FORWARD`` times ``quiet``, the fastest
+    one-token forward known here before the study: the machine was busy while the study timed something other than
+    decoding (the sampling methods). One slow probe is not a verdict; fewer than ``BUSY_MIN_PROBES`` probes or no
+    quiet figure: none. Returns whether it warned."""
+    import statistics
 
-    costs = known_forward_costs(lm)
-    if not probes or not costs:
+    if len(probes) < BUSY_MIN_PROBES or not quiet or quiet <= 0:
         return False
-    quiet, now = costs[1], sorted(probes)[(len(probes) - 1) // 2]
+    now = statistics.median(probes)
     if now <= BUSY_FORWARD * quiet:
         return False
     where.warning(t("busy.probe", ms=1000 * now, times=now / quiet, quiet=1000 * quiet))

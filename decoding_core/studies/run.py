@@ -50,14 +50,15 @@ def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: 
         return speculative.topk_drift(lm, load_draft(lm, spec.draft), prompt_ids, spec, opts["drift_k"],
                                       opts["trials"], run.seed)
     if name == "sampling-cost":
-        from ..sizing import forward_now
+        from ..sizing import forward_now, known_forward_costs
         from .sampling_cost import sampling_cost
 
         ints = lambda text: tuple(int(x) for x in text.split(",") if x.strip())  # noqa: E731
         regimes = ("one", "new") if opts["regime"] == "both" else (opts["regime"],)
         return sampling_cost(sampling.next_token_logits(lm, prompt_ids), ks=ints(opts["k"]) if opts["k"] else None,
                              ns=ints(opts["n"]), regimes=regimes, budget_s=opts["budget"], seed=run.seed,
-                             probe=lambda: forward_now(lm))  # the JSON's "probes": was the machine busy?
+                             probe=lambda: forward_now(lm),  # the JSON's "probes" and "probe_quiet": busy?
+                             probe_quiet=(known_forward_costs(lm) or {}).get(1))
     if name == "pruning-sweep":
         from .pruning import pruning_sweep
 

@@ -45,6 +45,7 @@ class SamplingCost:
     stopped: bool = False
     probes: tuple[float, ...] = ()  # seconds of the ``probe`` (one target forward) before, between and after the
                                     # regimes: was the machine busy while the methods were timed?
+    probe_quiet: float | None = None  # the probe's quiet figure read before the first probe (None: none known here)
 
 
 QUICK_S = 0.01  # a call this fast is timed more often: one hiccup of the machine would otherwise be a spike
@@ -85,12 +86,13 @@ def exactness(logits: torch.Tensor, draws: int = 20000, k: int = 200, seed: int 
 
 def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes=("one", "new"), n_new: int = 64,
                   budget_s: float = 1.0, seed: int = 0, check: bool = True, progress: Progress = no_progress,
-                  should_stop: StopCheck = never, probe=None) -> SamplingCost:
+                  should_stop: StopCheck = never, probe=None, probe_quiet: float | None = None) -> SamplingCost:
     """Time every method: regime "one" for each n in ``ns`` and k in ``ks``; regime "new" for ``n_new``
     distributions in batches of each B. A point whose time, predicted from the method's cost model and
     its last measured point, exceeds ``budget_s`` is skipped (and says so). ``probe`` (no arguments, returns seconds;
     the app passes ``sizing.forward_now``) is timed before the first point, where the regimes change and after the
-    last point: its figures are kept so a page can say whether the machine was busy meanwhile."""
+    last point: its figures are kept, with ``probe_quiet`` (what it takes on this machine when quiet, read before the
+    study), so a page can say whether the machine was busy meanwhile."""
     v = logits.numel()
     ks = tuple(ks or (100, 1000, 10000, v))
     if any(k < 2 or k > v for k in ks):
@@ -128,7 +130,8 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
         probes.append(probe())
     progress(1.0, Msg.of("core.progress.exactness"))
     exact = exactness(logits, seed=seed) if check and not stopped else ()
-    return SamplingCost(tuple(rows), exact, dict(COMPLEXITY), crossovers(rows, ks), stopped, tuple(probes))
+    return SamplingCost(tuple(rows), exact, dict(COMPLEXITY), crossovers(rows, ks), stopped, tuple(probes),
+                        probe_quiet)
 
 
 def method_name(method: str) -> Msg:

@@ -48,6 +48,7 @@ def test_sampling_cost_study_prints_rows_and_exactness(capsys):
                                                        "gumbel-max", "exp-race"}
     assert all(e["p_value"] > 1e-4 for e in out["exactness"])  # every method exact (fixed seed)
     assert len(out["probes"]) == 2 and all(s > 0 for s in out["probes"])  # one forward before and after: busy?
+    assert "probe_quiet" in out  # the fastest stored before the study (null where none was)
 
 
 def test_pruning_sweep_study_from_a_prompts_file(capsys, tmp_path):

@@ -126,10 +126,10 @@ def test_threads_merging_at_once_lose_nothing(tmp_path):
 
 
 def test_a_study_that_times_no_decoding_is_judged_by_its_probes(tmp_path, monkeypatch):
-    """The sampling-cost study times a probe (one target forward, ``sizing.forward_now``) before its first point,
-    where the regimes change and after its last; the page warns above its charts when the slowest probe took more than
-    BUSY_FORWARD times the fastest one-token forward stored here by their median, and says nothing without probes or
-    a stored one."""
+    """The sampling-cost study times a probe (one target forward, ``sizing.forward_now``, which stores nothing)
+    before its first point, where the regimes change and after its last, and keeps the quiet figure it was given
+    (read before the study); the page warns above its charts when the probes' median exceeds BUSY_FORWARD times that
+    figure, and says nothing with fewer than two probes (a study stopped at once) or no quiet figure."""
     import torch
 
     from decoding_core.studies.sampling_cost import sampling_cost
@@ -138,9 +138,8 @@ def test_a_study_that_times_no_decoding_is_judged_by_its_probes(tmp_path, monkey
     store = tmp_path / "costs.json"
     monkeypatch.setattr(sizing, "cost_store", lambda: store)
     lm = make_tiny_lm(seed=0)
-    now = sizing.forward_now(lm, prefix=8, rounds=3)  # a real timing, whose fastest round is stored
-    stored = sizing.known_forward_costs(lm, prefix=8)
-    assert now > 0 and 0 < stored[1] <= now
+    assert sizing.forward_now(lm, prefix=8, rounds=3) > 0  # a real timing ...
+    assert sizing.known_forward_costs(lm, prefix=8) is None and not store.exists()  # ... judged, never stored
     calls = []
 
     def probe():
@@ -148,20 +147,24 @@ def test_a_study_that_times_no_decoding_is_judged_by_its_probes(tmp_path, monkey
         return 0.05
 
     logits = torch.randn(300, generator=torch.Generator().manual_seed(0))
-    rec = sampling_cost(logits, ks=(300,), ns=(1, 10), batches=(1, 8), n_new=8, check=False, probe=probe)
+    rec = sampling_cost(logits, ks=(300,), ns=(1, 10), batches=(1, 8), n_new=8, check=False, probe=probe,
+                        probe_quiet=0.04)
     assert rec.probes == (0.05, 0.05, 0.05) and len(calls) == 3  # before "one", before "new", after the last point
+    assert rec.probe_quiet == 0.04
     assert sampling_cost(logits, ks=(300,), ns=(1,), regimes=("one",), check=False, probe=probe).probes == (0.05,) * 2
     assert sampling_cost(logits, ks=(300,), ns=(1,), check=False).probes == ()  # no probe: none kept
+    stopped = sampling_cost(logits, ks=(300,), ns=(1,), check=False, probe=probe, should_stop=lambda: True)
+    assert stopped.stopped and stopped.probes == ()  # stopped before its first point: no probe taken
 
     where = Where()
-    store.write_text(json.dumps({sizing._store_key(lm, "forward after 128"): {"1": 0.05}}))
-    assert not lab.busy_probe_warning(where, lm, (0.0845, 0.0678, 0.081))  # the page in Chromium, quiet: 1.6x median
-    assert not lab.busy_probe_warning(where, lm, (0.05, 0.3, 0.06))  # one slow probe (a redraw): no verdict
-    assert not lab.busy_probe_warning(where, lm, ()) and not where.said
-    assert lab.busy_probe_warning(where, lm, (0.177, 0.266, 0.306))  # beside a unit-test run
+    assert not lab.busy_probe_warning(where, (0.0845, 0.0678, 0.081), 0.05)  # the page in Chromium, quiet: 1.6x
+    assert not lab.busy_probe_warning(where, (0.05, 0.3, 0.06), 0.05)  # one slow probe (a redraw): no verdict
+    assert not lab.busy_probe_warning(where, (0.3,), 0.05)  # one probe (a study stopped in its first regime): none
+    assert not lab.busy_probe_warning(where, (), 0.05) and not where.said
+    assert not lab.busy_probe_warning(where, (0.3, 0.3, 0.3), None)  # nothing known here before the study: none
+    assert lab.busy_probe_warning(where, (0.177, 0.266, 0.306), 0.05)  # beside a unit-test run
     assert where.said == ["While these were timed, one forward of the model took 266 ms (the median of its probes), "
                           "5.3× the fastest measured on this machine (50 ms): the machine was probably busy with "
                           "other work, so the times below are inflated and the crossovers can move. Measure again "
                           "when it is quiet."]
-    store.write_text("{damaged")
-    assert not lab.busy_probe_warning(where, lm, (0.5,)) and len(where.said) == 1
+    assert lab.busy_probe_warning(where, (0.15, 0.25), 0.05) and "200 ms" in where.said[-1]  # two: their mean
