@@ -24,7 +24,7 @@ class Snapshot:
 
 def _draw(snap: Snapshot) -> None:
     if snap.kind == "dot":
-        st.graphviz_chart(snap.picture, width="content")  # its own size, scrolling sideways where wide
+        st.graphviz_chart(snap.picture, width="stretch")  # fitted to its half of the page: A and B compared whole
     else:
         st.markdown(snap.picture, unsafe_allow_html=True)
 
