@@ -48,5 +48,5 @@ def test_study_skips_over_budget_points_and_names_crossovers():
     from viz.sampling_cost import skipped_note
 
     note = skipped_note(rec, "one", k=5000)
-    assert note.startswith("Not measured") and "gumbel-max n = 100,000" in note
+    assert note.startswith("Not measured") and "Gumbel-max n = 100,000" in note
     assert skipped_note(rec, "one", k=5000, n=1) is None  # nothing skipped at one draw
