@@ -50,3 +50,20 @@ def test_study_skips_over_budget_points_and_names_crossovers():
     note = skipped_note(rec, "one", k=5000)
     assert note.startswith("Not measured") and "Gumbel-max n = 100,000" in note
     assert skipped_note(rec, "one", k=5000, n=1) is None  # nothing skipped at one draw
+
+
+def test_methods_that_share_their_uniforms_draw_the_same_tokens():
+    """What the page's exactness caption says (cost.exact): under one seed, linear scan, binary search and
+    torch.multinomial invert the same CDF with the same uniforms in the first regime (so they share one p-value),
+    linear scan and binary search in the second too, and Gumbel-max and the exponential race are one rule in both."""
+    logits = 3 * torch.randn(2000, generator=torch.Generator().manual_seed(3))
+
+    def one(m):
+        return draw_one_distribution(m, logits, 3000, torch.Generator().manual_seed(0))
+
+    def new(m):
+        return draw_new_distributions(m, logits.expand(64, -1), torch.Generator().manual_seed(0))
+
+    assert torch.equal(one("linear-scan"), one("binary-search")) and torch.equal(one("binary-search"), one("multinomial"))
+    assert torch.equal(one("gumbel-max"), one("exp-race")) and not torch.equal(one("alias"), one("multinomial"))
+    assert torch.equal(new("linear-scan"), new("binary-search")) and torch.equal(new("gumbel-max"), new("exp-race"))
