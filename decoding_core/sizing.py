@@ -175,15 +175,8 @@ def forward_now(lm: LoadedModel, prefix: int = 128, rounds: int = 3) -> float:
     ids = _token_ids(lm, prefix + 1)
     cache = DynamicCache()
     lm.model(input_ids=ids[:, :prefix], cache=cache, use_cache=True)
-    times = []
-    for _ in range(rounds + 1):
-        _sync(dev)
-        t0 = time.perf_counter()
-        lm.model(input_ids=ids[:, prefix:], cache=cache, use_cache=True, logits_to_keep=1)
-        _sync(dev)
-        times.append(time.perf_counter() - t0)
-        crop_to(cache, prefix)
-    times = sorted(times[1:])
+    times = sorted(_round_times(lambda: lm.model(input_ids=ids[:, prefix:], cache=cache, use_cache=True,
+                                                 logits_to_keep=1), cache, prefix, rounds, dev))
     return times[len(times) // 2]
 
 
@@ -252,6 +245,15 @@ def _timed(key: tuple, fn, cache, prefix: int, rounds: int, store_key: str, dev:
     """The fastest of ``rounds`` calls of fn after one warm-up (as ``forward_costs``; on a GPU synchronised, so the
     kernels are timed and not only their launch), the cache cut back to ``prefix`` after each, merged with earlier
     processes' under ``store_key`` (``remember_fastest``); remembered under ``key``."""
+    out = remember_fastest(store_key, {1: min(_round_times(fn, cache, prefix, rounds, dev))})[1]
+    with _lock:
+        _costs[key] = {1: out}
+    return out
+
+
+def _round_times(fn, cache, prefix: int, rounds: int, dev: torch.device) -> list[float]:
+    """Seconds of ``rounds`` calls of fn after one untimed warm-up call (on a GPU synchronised, so the kernels are
+    timed and not only their launch), the cache cut back to ``prefix`` after each."""
     times = []
     for _ in range(rounds + 1):
         _sync(dev)
@@ -260,10 +262,7 @@ def _timed(key: tuple, fn, cache, prefix: int, rounds: int, store_key: str, dev:
         _sync(dev)
         times.append(time.perf_counter() - t0)
         crop_to(cache, prefix)
-    out = remember_fastest(store_key, {1: min(times[1:])})[1]
-    with _lock:
-        _costs[key] = {1: out}
-    return out
+    return times[1:]
 
 
 def interpolate(costs: dict[int, float], t: int) -> float:

@@ -101,14 +101,16 @@ SIDEBAR = Controls([
     Param("present", False, "p.present",
           help="p.present.help"),
 ])
-GRAPH_TEXT_CSS = "<style>\n" + "\n".join(  # every page: the tree pictures' text at the size graphviz laid it out for
+# Every page: the tree pictures' text at the size graphviz laid it out for. Streamlit's chart styles set every element
+# in a graphviz chart to 9.6 px ("& *"), whatever the DOT asked for: the boxes were laid out for 14-20 pt text and the
+# text drawn at 9.6 (12.8 px on screen), also in the presentation mode. A rule with an attribute selector outranks
+# that one. A tree wider than the page scrolls sideways at its own size (shrunk to fit, a 16-step search read at 5 px).
+GRAPH_TEXT_CSS = "<style>\n" + "\n".join(
     f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 21)
 ) + """
 div[data-testid="stGraphVizChart"] { overflow-x: auto; }
 div[data-testid="stGraphVizChart"] svg { max-width: none; }
-</style>"""  # a tree wider than the page scrolls sideways at its own size (shrunk to fit, a 16-step search read at 5 px)  # Streamlit's chart styles set every element in a graphviz chart to 9.6 px ("& *"), whatever the DOT
-# asked for: the boxes were laid out for 14-20 pt text and the text drawn at 9.6 (12.8 px on screen), also in the
-# presentation mode. A rule with an attribute selector outranks that one.
+</style>"""
 PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
