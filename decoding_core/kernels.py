@@ -62,11 +62,30 @@ typedef float vec __attribute__((vector_size(VW * 4)));
 static inline vec ld(const float* p) { vec v; memcpy(&v, p, VW * 4); return v; }
 static inline void st(float* p, vec v) { memcpy(p, &v, VW * 4); }
 
+/* One input value in every lane, two ways (the same value, so the same results bit for bit):
+   - BC_MEM reads it straight from memory into the vector (vbroadcastss m32 on x86: a load, no arithmetic);
+   - BC_REG, (vec){0} + x, makes GCC add 0.0 in a scalar register and shuffle it across the vector: two more
+     operations per row and k on the floating-point ports that the FMAs need.
+   Measured on the 2-core AMD EPYC (AVX2; session 42, /tmp scripts, the figures in docs/HISTORY.md): from 9 rows on,
+   where the arithmetic bounds a pass, BC_MEM runs 1.2-1.7x faster (6 x 16 tiles at 150-175 GFLOP/s against ~100;
+   a 32-token forward of the 135M target 91 ms against 121); at 2-8 rows, where reading the weights from memory bounds
+   it, BC_REG streams ~10% faster (the LM head over 6 rows 5.0 against 5.8 ms; why is not known, the loop's pace
+   against the prefetchers is the likely part). So each is used where it won: REG_MAX_ROWS. */
+#if VW == 16
+#define BC_MEM(v) ((vec){v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v})
+#elif VW == 8
+#define BC_MEM(v) ((vec){v, v, v, v, v, v, v, v})
+#else
+#define BC_MEM(v) ((vec){v, v, v, v})
+#endif
+#define BC_REG(v) ((vec){0} + (v))
+#define REG_MAX_ROWS 8
+
 #define PF 16  /* prefetch this many k-steps (16 x 256 B) ahead */
 
-/* kern<MB>_<NV>: MB rows x NV vectors of VW outputs, starting at column c0 of the block. */
-#define KERNEL(MB, NV)                                                                              \
-static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0, \
+/* kern<MB>_<NV><SUF>: MB rows x NV vectors of VW outputs, starting at column c0 of the block, broadcasting with BC. */
+#define KERNEL(MB, NV, SUF, BC)                                                                     \
+static void kern##MB##_##NV##SUF(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0, \
                             int64_t c0) {                                                           \
     vec acc[MB][NV];                                                                                \
     for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (vec){0};                \
@@ -77,7 +96,7 @@ static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y
         vec wv[NV];                                                                                 \
         for (int j = 0; j < NV; j++) wv[j] = ld(w + VW * j);                                        \
         for (int m = 0; m < MB; m++) {                                                              \
-            vec xb = (vec){0} + x[m * K + k];                                                       \
+            vec xb = BC(x[m * K + k]);                                                              \
             for (int j = 0; j < NV; j++) acc[m][j] += xb * wv[j];                                   \
         }                                                                                           \
     }                                                                                               \
@@ -90,26 +109,30 @@ static void kern##MB##_##NV(const float* x, int64_t K, const float* wb, float* y
     }                                                                                               \
 }
 typedef void (*kern_fn)(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t);
+#define KERNELS(MB, NV) KERNEL(MB, NV, _r, BC_REG) KERNEL(MB, NV, _m, BC_MEM)
+/* A table per tile width: [0] the BC_REG kernels by row count, [1] the BC_MEM ones. */
+#define ROWS_TABLE(NV) {{0, kern1_##NV##_r, kern2_##NV##_r, kern3_##NV##_r, kern4_##NV##_r, kern5_##NV##_r, kern6_##NV##_r}, \
+                        {0, kern1_##NV##_m, kern2_##NV##_m, kern3_##NV##_m, kern4_##NV##_m, kern5_##NV##_m, kern6_##NV##_m}}
 
 /* A unit of work is 6 rows x some outputs of one block, as many accumulators as the registers hold (6 x NV
    accumulators + NV weights + 1 broadcast). With AVX-512 (32 registers of 16 floats): the whole block of 64 outputs,
    or half of it where a matrix has fewer than 8 blocks per thread, so that both threads get the same amount of
    work. With AVX2 (16 registers of 8) and NEON (32 of 4): a quarter block, 16 outputs. */
 #if VW == 16
-KERNEL(1, 4) KERNEL(2, 4) KERNEL(3, 4) KERNEL(4, 4) KERNEL(5, 4) KERNEL(6, 4)
-KERNEL(1, 2) KERNEL(2, 2) KERNEL(3, 2) KERNEL(4, 2) KERNEL(5, 2) KERNEL(6, 2)
-static const kern_fn WHOLE[7] = {0, kern1_4, kern2_4, kern3_4, kern4_4, kern5_4, kern6_4};
-static const kern_fn HALF[7] = {0, kern1_2, kern2_2, kern3_2, kern4_2, kern5_2, kern6_2};
+KERNELS(1, 4) KERNELS(2, 4) KERNELS(3, 4) KERNELS(4, 4) KERNELS(5, 4) KERNELS(6, 4)
+KERNELS(1, 2) KERNELS(2, 2) KERNELS(3, 2) KERNELS(4, 2) KERNELS(5, 2) KERNELS(6, 2)
+static const kern_fn WHOLE[2][7] = ROWS_TABLE(4);
+static const kern_fn HALF[2][7] = ROWS_TABLE(2);
 #define UNITS_PER_BLOCK(nb, threads) ((nb) < 8 * (int64_t)(threads) ? 2 : 1)
 #define TABLE(per) ((per) == 2 ? HALF : WHOLE)
 #elif VW == 8
-KERNEL(1, 2) KERNEL(2, 2) KERNEL(3, 2) KERNEL(4, 2) KERNEL(5, 2) KERNEL(6, 2)
-static const kern_fn QUARTER[7] = {0, kern1_2, kern2_2, kern3_2, kern4_2, kern5_2, kern6_2};
+KERNELS(1, 2) KERNELS(2, 2) KERNELS(3, 2) KERNELS(4, 2) KERNELS(5, 2) KERNELS(6, 2)
+static const kern_fn QUARTER[2][7] = ROWS_TABLE(2);
 #define UNITS_PER_BLOCK(nb, threads) 4
 #define TABLE(per) QUARTER
 #else
-KERNEL(1, 4) KERNEL(2, 4) KERNEL(3, 4) KERNEL(4, 4) KERNEL(5, 4) KERNEL(6, 4)
-static const kern_fn QUARTER[7] = {0, kern1_4, kern2_4, kern3_4, kern4_4, kern5_4, kern6_4};
+KERNELS(1, 4) KERNELS(2, 4) KERNELS(3, 4) KERNELS(4, 4) KERNELS(5, 4) KERNELS(6, 4)
+static const kern_fn QUARTER[2][7] = ROWS_TABLE(4);
 #define UNITS_PER_BLOCK(nb, threads) 4
 #define TABLE(per) QUARTER
 #endif
@@ -119,7 +142,7 @@ void blocked_linear(const float* x, const float* wb, const float* bias, float* y
                     int64_t M, int64_t K, int64_t O, int threads) {
     int64_t nb = (O + 63) / 64;
     int64_t per = UNITS_PER_BLOCK(nb, threads), units = per * nb, width = 64 / per;
-    const kern_fn* table = TABLE(per);
+    const kern_fn* table = TABLE(per)[M > REG_MAX_ROWS];
     #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t u = 0; u < units; u++) {
         int64_t b = u / per, c0 = width * (u % per);

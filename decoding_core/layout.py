@@ -47,7 +47,8 @@ import torch.nn.functional as F
 from . import kernels
 
 PACK_ROWS = 8  # the row count oneDNN lays the packed weights out for (measured best for 1-16 rows)
-BLOCKED_MAX_ROWS = 32  # rows up to which the blocked kernel runs (beyond, MKL is as fast: scripts/layout_check.py --matrices)
+BLOCKED_MAX_ROWS = 64  # rows up to which the blocked kernel runs (session 42, AMD EPYC: the target's forward over 48 tokens
+# 118 ms with the kernel against 168 with MKL, 64 tokens 151 against 196; it was 32 while the kernel ran at ~100 GFLOP/s)
 
 
 @functools.lru_cache(maxsize=None)
@@ -122,7 +123,8 @@ class PackedLinear(_CopyLinear):
 class BlockedLinear(_CopyLinear):
     """One row: MKL on the column-major ``weight``; 2 to BLOCKED_MAX_ROWS rows: this project's blocked kernel
     (``kernels.py``) on a copy in blocks of 64 outputs, which streams the weights once at close to the memory's
-    speed for up to ~8 rows; more rows: MKL again (it catches up where the work is compute-bound)."""
+    speed for up to ~8 rows and runs the arithmetic at 150-175 GFLOP/s beyond (on the AMD EPYC, as fast as MKL's
+    best); more rows than that: MKL again (a prefill)."""
 
     MIN_ROWS = 2  # fewer rows: MKL
 

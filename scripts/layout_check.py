@@ -71,7 +71,7 @@ def matrices(rounds: int) -> int:
             forms["blocked"] = [(lambda x, b, o=out_f: kernels.blocked_linear(x, b, None, o), kernels.pack(w)) for w in ws]
         mb = copies * out_f * in_f * 4 / 1e6
         print(f"[{out_f} x {in_f}] x {copies} ({mb:.0f} MB)")
-        for rows in (1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32):
+        for rows in (1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64):
             x = torch.randn(rows, in_f, generator=gen)
             cells = []
             for name, pairs in forms.items():

@@ -28,15 +28,17 @@ def test_blocked_linear_equals_f_linear_for_every_row_count(out_features, in_fea
 
 @needs_kernel
 def test_blocked_linear_is_batch_invariant_and_keeps_leading_dims():
-    """Each row's output is the same bits whatever else is in the batch (one sequential sum per output)."""
+    """Each row's output is the same bits whatever else is in the batch (one sequential sum per output), on both
+    sides of REG_MAX_ROWS (up to 8 rows one broadcast, beyond it the other) and up to the layout's 64 rows."""
     gen = torch.Generator().manual_seed(1)
-    for out_features in (300, 1100):  # half blocks and whole blocks
+    for out_features, rows in ((300, 11), (1100, 11), (300, 40)):  # half blocks and whole blocks
         w = torch.randn(out_features, 96, generator=gen)
         blocks = kernels.pack(w)
-        x = torch.randn(1, 11, 96, generator=gen)
+        x = torch.randn(1, rows, 96, generator=gen)
         full = kernels.blocked_linear(x, blocks, None, out_features)
-        assert full.shape == (1, 11, out_features)
-        for i in range(11):
+        assert full.shape == (1, rows, out_features)
+        assert torch.equal(kernels.blocked_linear(x[:, :8], blocks, None, out_features), full[:, :8])
+        for i in range(rows):
             assert torch.equal(kernels.blocked_linear(x[:, i:i + 1], blocks, None, out_features)[0, 0], full[0, i])
     blocks = kernels.pack(torch.randn(300, 96, generator=gen))
     # a non-contiguous input gives the same result as its contiguous copy
