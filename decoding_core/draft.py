@@ -14,7 +14,8 @@ from pathlib import Path
 
 import torch
 
-from .models import LoadedModel, ModelLoadError, decode_layout, load_model
+from .layout import draft_layout
+from .models import LoadedModel, ModelLoadError, load_model
 from .messages import Msg
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -192,7 +193,7 @@ def load_embedded_draft(target: LoadedModel, folder: Path = DRAFT_DIR) -> Loaded
     draft.lm_head.weight = draft.model.embed_tokens.weight
     draft.eval().requires_grad_(False)
     if target.device.type == "cpu":
-        decode_layout(draft)
+        draft_layout(draft)  # int8 weights where the kernel runs (layout.draft_weights)
     draft.generation_config = target.model.generation_config
     name = f"SmolLM2 {cfg.num_hidden_layers}-layer draft (shipped)"
     loaded = LoadedModel(target.tokenizer, draft, name, target.device, target.dtype, 0.0)
@@ -243,7 +244,7 @@ def with_draft_vocab(draft: LoadedModel, d2t: torch.Tensor) -> LoadedModel:
         head.weight.copy_(full.weight[d2t])
     head.requires_grad_(False)
     if draft.device.type == "cpu":
-        head = decode_layout(torch.nn.Sequential(head))[0]
+        head = draft_layout(torch.nn.Sequential(head))[0]
     return dataclasses.replace(draft, draft_vocab=d2t, draft_head=head,
                                name=f"{draft.name}, {d2t.numel():,}-token draft vocabulary")
 

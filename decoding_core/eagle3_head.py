@@ -27,7 +27,8 @@ from torch.nn import functional as F
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from .draft import ASSETS, check_sha256, sha256
-from .models import LoadedModel, ModelLoadError, decode_layout
+from .layout import draft_layout
+from .models import LoadedModel, ModelLoadError
 
 EAGLE3_DIR = ASSETS / "eagle3"
 REBUILD_EAGLE3 = "python scripts/train_eagle3.py (see assets/eagle3/manifest.json for the exact command)"
@@ -139,9 +140,7 @@ class Eagle3Head(nn.Module):
                                 dtype=ws[0].dtype).requires_grad_(False)
                 lin.weight.copy_(torch.cat([w.detach() for w in ws]))
                 if lin.weight.device.type == "cpu":
-                    from .layout import decode_layout
-
-                    lin = decode_layout(nn.Sequential(lin))[0]
+                    lin = draft_layout(nn.Sequential(lin))[0]
             fused = (state, lin)
             self.__dict__["_fused"] = fused  # not a submodule: not in state_dict, not moved by .to()
         return fused[1]
@@ -261,4 +260,4 @@ def load_eagle3(target: LoadedModel, folder: Path | str = EAGLE3_DIR) -> Eagle3H
                              f"unexpected {unexpected[:2]}). Rebuild it with {REBUILD_EAGLE3}.")
     head = head.to(device=target.device, dtype=target.dtype).eval().requires_grad_(False)
     head.d2t = head.d2t.long()
-    return decode_layout(head) if target.device.type == "cpu" else head
+    return draft_layout(head) if target.device.type == "cpu" else head

@@ -18,7 +18,8 @@ import torch
 from torch import nn
 
 from .draft import ASSETS, check_sha256, sha256
-from .models import LoadedModel, ModelLoadError, decode_layout
+from .layout import draft_layout
+from .models import LoadedModel, ModelLoadError
 
 EAGLE_DIR = ASSETS / "eagle"
 REBUILD_EAGLE = "python scripts/train_eagle.py (see assets/eagle/manifest.json for the exact command)"
@@ -120,7 +121,7 @@ def load_eagle_checkpoint(target: LoadedModel, folder: Path | str) -> EagleHead:
         raise ModelLoadError(f"{weights} is not an EAGLE head for this target (missing {missing[:2]}, unexpected "
                              f"{unexpected[:2]}).")
     head = head.to(device=target.device, dtype=target.dtype).eval().requires_grad_(False)
-    return decode_layout(head) if target.device.type == "cpu" else head
+    return draft_layout(head) if target.device.type == "cpu" else head
 
 
 def load_embedded_head(target: LoadedModel, folder: Path = EAGLE_DIR) -> EagleHead:

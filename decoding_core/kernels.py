@@ -157,6 +157,59 @@ void blocked_linear(const float* x, const float* wb, const float* bias, float* y
         }
     }
 }
+
+/* Weight-only int8, for drafts (their tokens are checked by the target, so a draft may round its weights):
+   y[M, O] = (x[M, K] @ Q^T) * scale (+ bias), Q stored as int8 blocks [ceil(O/64)][K][64], one float scale per
+   output. A draft step reads its weights once per token; int8 reads a quarter of float32's bytes. One unit is a
+   whole block (64 outputs: each k's 64 bytes are one cache line), one row at a time (a draft runs 1 to ~8 rows). */
+/* VW int8 weights as VW floats: on x86 the sign-extending load and the conversion as intrinsics (GCC's vector
+   extensions widened int8 -> float one lane at a time there); elsewhere through int32 vectors. */
+#if defined(__AVX512F__) && VW == 16
+#include <immintrin.h>
+static inline vec i8f(const signed char* p) {
+    return (vec)_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)p)));
+}
+#elif defined(__AVX2__) && VW == 8
+#include <immintrin.h>
+static inline vec i8f(const signed char* p) {
+    return (vec)_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i*)p)));
+}
+#else
+typedef signed char cvec __attribute__((vector_size(VW)));
+typedef int32_t ivec __attribute__((vector_size(VW * 4)));
+static inline vec i8f(const signed char* p) {
+    cvec c;
+    memcpy(&c, p, VW);
+    return __builtin_convertvector(__builtin_convertvector(c, ivec), vec);
+}
+#endif
+#define NI (64 / VW)
+#define PF8 32  /* prefetch this many k-steps (32 x 64 B) ahead */
+
+void int8_linear(const float* x, const signed char* wb, const float* scale, const float* bias, float* y,
+                 int64_t M, int64_t K, int64_t O, int threads) {
+    int64_t nb = (O + 63) / 64;
+    #pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t b = 0; b < nb; b++) {
+        const signed char* w = wb + b * K * 64;
+        int64_t o0 = b * 64, n = O - o0 < 64 ? O - o0 : 64;
+        for (int64_t m = 0; m < M; m++) {
+            const float* xr = x + m * K;
+            vec acc[NI];
+            for (int j = 0; j < NI; j++) acc[j] = (vec){0};
+            for (int64_t k = 0; k < K; k++) {
+                const signed char* wk = w + k * 64;
+                __builtin_prefetch(wk + PF8 * 64, 0, 3);
+                vec xb = BC_MEM(xr[k]);
+                for (int j = 0; j < NI; j++) acc[j] += xb * i8f(wk + VW * j);
+            }
+            float t[64];
+            for (int j = 0; j < NI; j++) st(t + VW * j, acc[j]);
+            float* yr = y + m * O + o0;
+            for (int64_t i = 0; i < n; i++) yr[i] = t[i] * scale[o0 + i] + (bias ? bias[o0 + i] : 0.0f);
+        }
+    }
+}
 """
 
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-ffp-contract=fast")
@@ -216,6 +269,35 @@ def bind(path: Path):
     fn.restype = None
     fn.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64] * 3 + [ctypes.c_int]
     return fn
+
+
+def bind_int8(path: Path):
+    """The library's int8_linear as a ctypes function."""
+    fn = ctypes.CDLL(str(path)).int8_linear
+    fn.restype = None
+    fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 3 + [ctypes.c_int]
+    return fn
+
+
+@functools.lru_cache(maxsize=None)
+def _int8_library():
+    """The int8 kernel from the same library (None where the library is not available or its self-test fails)."""
+    if _library() is None:
+        return None
+    try:
+        fn = bind_int8(build())
+    except (OSError, RuntimeError, subprocess.SubprocessError, AttributeError):
+        return None
+    gen = torch.Generator().manual_seed(0)
+    w, x, b = torch.randn(70, 20, generator=gen), torch.randn(7, 20, generator=gen), torch.randn(70, generator=gen)
+    blocks, scale = pack_int8(w)
+    y = _call_int8(fn, x, blocks, scale, b, 70)
+    return fn if torch.allclose(y, torch.nn.functional.linear(x, dequantized(blocks, scale, 70), b), atol=1e-4) else None
+
+
+def int8_available() -> bool:
+    """The int8 kernel is built and passed its self-test here."""
+    return _int8_library() is not None
 
 
 @functools.lru_cache(maxsize=None)
@@ -286,3 +368,48 @@ def blocked_linear(x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | N
     if bias is not None and not bias.is_contiguous():
         bias = bias.contiguous()
     return _call(fn, x, blocks, bias, out_features)
+
+
+def pack_int8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weight-only int8 of a float weight [O, K]: int8 blocks [ceil(O/64), K, 64] (zero-padded) and one float32
+    scale per output (the row's largest magnitude / 127, so each weight is rounded to the nearest of 255 levels)."""
+    o, k = weight.shape
+    w = weight.detach().float()
+    scale = (w.abs().amax(dim=1) / 127).clamp_min(torch.finfo(torch.float32).tiny)
+    q = torch.round(w / scale[:, None]).clamp_(-127, 127).to(torch.int8)
+    nb = -(-o // BLOCK)
+    padded = torch.zeros(nb * BLOCK, k, dtype=torch.int8)
+    padded[:o] = q
+    return padded.view(nb, BLOCK, k).transpose(1, 2).contiguous(), scale.contiguous()
+
+
+def dequantized(blocks: torch.Tensor, scale: torch.Tensor, out_features: int) -> torch.Tensor:
+    """The float weight [O, K] that ``pack_int8``'s blocks and scales stand for (what the int8 kernel multiplies by)."""
+    nb, k, _ = blocks.shape
+    q = blocks.transpose(1, 2).reshape(nb * BLOCK, k)[:out_features]
+    return q.float() * scale[:, None]
+
+
+def _call_int8(fn, x: torch.Tensor, blocks: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor | None,
+               out_features: int) -> torch.Tensor:
+    k = blocks.shape[1]
+    if not x.is_contiguous():
+        x = x.contiguous()
+    rows = x.numel() // k
+    y = x.new_empty((*x.shape[:-1], out_features), dtype=torch.float32)
+    if rows:
+        fn(x.data_ptr(), blocks.data_ptr(), scale.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(),
+           rows, k, out_features, torch.get_num_threads())
+    return y
+
+
+def int8_linear(x: torch.Tensor, blocks: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor | None,
+                out_features: int) -> torch.Tensor:
+    """``F.linear(x, dequantized(blocks, scale), bias)`` (to float rounding) from ``pack_int8(W)``: float32 CPU
+    tensors; call only when ``int8_available()``."""
+    fn = _int8_library()
+    if fn is None:
+        raise RuntimeError(f"the int8 kernel is not available: {unavailable_reason() or 'its self-test failed'}")
+    if bias is not None and not bias.is_contiguous():
+        bias = bias.contiguous()
+    return _call_int8(fn, x, blocks, scale, bias, out_features)

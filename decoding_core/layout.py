@@ -147,6 +147,26 @@ class BlockedAllLinear(BlockedLinear):
     MIN_ROWS = 1
 
 
+class Int8Linear(_CopyLinear):
+    """A draft's or an EAGLE head's Linear with its weight rounded to int8 (one scale per output, ``kernels.
+    pack_int8``) for 1 to INT8_MAX_ROWS rows: a draft step reads a quarter of the bytes. More rows (a prefill) run
+    ``F.linear`` on the float weight. Only for drafts: the target checks every drafted token, so greedy outputs stay
+    the target's own and rejection sampling stays exact with the q the draft computed (``draft_layout``)."""
+
+    def _copy(self, weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return kernels.pack_int8(weight)
+
+    def _fast(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x.numel() // max(1, x.shape[-1])
+        if rows > INT8_MAX_ROWS:
+            return F.linear(x, self.weight, self.bias)
+        blocks, scale = self._packed
+        return kernels.int8_linear(x, blocks, scale, self.bias, self.out_features)
+
+
+INT8_MAX_ROWS = 16  # a draft step's rows (1; an EAGLE head level: up to the tree's top-k); more rows: F.linear
+DRAFT_WEIGHTS = ("int8", "float32")
+
 LAYOUTS = ("packed", "column", "blocked", "blocked-all")
 _WRAPPERS = {"packed": PackedLinear, "blocked": BlockedLinear, "blocked-all": BlockedAllLinear}
 _chosen: dict = {}  # the last choice made in this process (choose_layout): {"layout", "ms", "source"}
@@ -173,7 +193,9 @@ def preferred_layout() -> str:
 
 
 def layout_of(lin: torch.nn.Linear) -> str:
-    """Which layout a Linear is in: "packed", "blocked", "blocked-all" or "column" (else "row")."""
+    """Which layout a Linear is in: "packed", "blocked", "blocked-all", "int8" (a draft's) or "column" (else "row")."""
+    if type(lin) is Int8Linear:
+        return "int8"
     for kind, cls in _WRAPPERS.items():
         if type(lin) is cls:
             return kind
@@ -220,6 +242,39 @@ def decode_layout(module: torch.nn.Module, layout: str | None = None) -> torch.n
                 if isinstance(child, torch.nn.Linear) and type(child) is not wrap and _packable(child):
                     setattr(parent, name, wrap.from_linear(child))
     return module
+
+
+def draft_weights() -> str:
+    """How drafts and EAGLE heads keep their Linear weights for decoding on the CPU: "int8" where the int8 kernel
+    runs (``kernels.int8_available()``), unless DECODING_LAB_DRAFT_WEIGHTS=float32; else "float32"."""
+    if os.environ.get("DECODING_LAB_DRAFT_WEIGHTS", "") == "float32" or not kernels.int8_available():
+        return "float32"
+    return "int8"
+
+
+@torch.no_grad()
+def draft_layout(module: torch.nn.Module, weights: str | None = None) -> torch.nn.Module:
+    """``decode_layout`` for a draft model or an EAGLE head, then, with ``weights`` "int8" (default
+    ``draft_weights()``), every float32 CPU Linear as an ``Int8Linear`` on the same parameters (ties kept,
+    state_dict unchanged). Returns ``module``."""
+    kind = weights or draft_weights()
+    if kind not in DRAFT_WEIGHTS:
+        raise ValueError(f"draft weights must be one of {', '.join(DRAFT_WEIGHTS)}, got {kind!r}")
+    decode_layout(module)
+    if kind == "int8" and kernels.int8_available():
+        for parent in list(module.modules()):
+            for name, child in list(parent.named_children()):
+                if isinstance(child, torch.nn.Linear) and type(child) is not Int8Linear and _packable(child):
+                    setattr(parent, name, Int8Linear.from_linear(child))
+    return module
+
+
+def module_weights(module: torch.nn.Module) -> str:
+    """"int8" when ``module``'s Linears run the int8 kernel (``draft_layout``), else "float32" (or their dtype)."""
+    lin = next((m for m in module.modules() if isinstance(m, torch.nn.Linear)), None)
+    if lin is None:
+        return "float32"
+    return "int8" if type(lin) is Int8Linear else str(lin.weight.dtype).replace("torch.", "")
 
 
 def _packable(lin: torch.nn.Linear) -> bool:

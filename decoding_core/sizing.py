@@ -35,7 +35,7 @@ from transformers import DynamicCache
 from .draft import draft_manifest
 from .fastpath import crop_to
 from .heads import head_manifest
-from .layout import _machine_key, _read_store, _write_store, layout_of
+from .layout import _machine_key, _read_store, _write_store, layout_of, module_weights
 from .messages import Msg
 from .models import LoadedModel, cache_root
 from .trees import additive_mask
@@ -198,7 +198,8 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
     from .speculative import draft_next_logits, new_draft_cache
 
     vocab = None if draft.draft_vocab is None else draft.draft_vocab.numel()
-    key = _key(draft, f"draft-step-{prefix}-{vocab}-{'lean' if draft.lean is not None else 'hf'}")
+    weights = module_weights(draft.model if draft.draft_head is None else draft.draft_head)
+    key = _key(draft, f"draft-step-{prefix}-{vocab}-{'lean' if draft.lean is not None else 'hf'}-{weights}")
     with _lock:
         if key in _costs:
             return _costs[key][1]
@@ -210,7 +211,8 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
         torch.softmax(logits.float(), -1).argmax()
 
     return _timed(key, step, cache, prefix, rounds, _store_key(draft, f"draft step after {prefix}, vocabulary {vocab}, "
-                                                                  f"{'lean' if draft.lean is not None else 'hf'}"),
+                                                                  f"{'lean' if draft.lean is not None else 'hf'}, "
+                                                                  f"{weights} weights"),
                   lm.device)
 
 
@@ -219,7 +221,9 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
     """Seconds for one EAGLE head level: the head over ``nodes`` tree nodes after a ``prefix``-pair cache,
     plus its draft log-probs (what one level of tree growth costs, Python overhead included)."""
     d2t = getattr(head, "d2t", None)
-    key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{None if d2t is None else d2t.numel()}-{nodes}-{prefix}")
+    weights = module_weights(head)
+    key = _key(lm, f"head-{getattr(head, 'kind', 'eagle1')}-{None if d2t is None else d2t.numel()}-{nodes}-{prefix}-"
+                   f"{weights}")
     with _lock:
         if key in _costs:
             return _costs[key][1]
@@ -237,7 +241,8 @@ def head_level_cost(lm: LoadedModel, head, nodes: int, prefix: int = 128, rounds
         torch.topk(torch.log_softmax(logits.float(), -1), min(8, logits.shape[-1]), dim=-1)
 
     size = sum(p.numel() for p in head.parameters())
-    what = f"head level {getattr(head, 'kind', 'eagle1')} {size:,}, vocabulary {None if d2t is None else d2t.numel()}"
+    what = (f"head level {getattr(head, 'kind', 'eagle1')} {size:,}, vocabulary {None if d2t is None else d2t.numel()}, "
+            f"{weights} weights")
     return _timed(key, level, cache, prefix, rounds, _store_key(lm, f"{what}, {nodes} nodes after {prefix}"), dev)
 
 

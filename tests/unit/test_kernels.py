@@ -126,11 +126,13 @@ WIDTHS = [("sse", ["-march=x86-64"], "sse2"), ("avx2", ["-mavx2", "-mfma"], "avx
 @pytest.mark.skipif(kernels._compiler() is None or not _cpu_has("sse2"), reason="x86 with a C compiler only")
 @pytest.mark.parametrize("name,flags,cpu_flag", WIDTHS, ids=[w[0] for w in WIDTHS])
 def test_every_vector_width_equals_f_linear(name, flags, cpu_flag, tmp_path):
-    """Whole, half and quarter blocks (the AVX-512 split and the AVX2/NEON one) give F.linear, batch-invariantly."""
+    """Whole, half and quarter blocks (the AVX-512 split and the AVX2/NEON one) give F.linear, batch-invariantly; the
+    int8 kernel gives F.linear on its rounded weights."""
     if not _cpu_has(cpu_flag):
         pytest.skip(f"this processor has no {cpu_flag}")
     base = [f for f in kernels.FLAGS if not f.startswith("-march")]
-    fn = kernels.bind(kernels.compile_library(tmp_path / f"blocked-{name}.so", (*base, *flags)))
+    path = kernels.compile_library(tmp_path / f"blocked-{name}.so", (*base, *flags))
+    fn, int8 = kernels.bind(path), kernels.bind_int8(path)
     gen = torch.Generator().manual_seed(7)
     for out_features, in_features in ((70, 20), (1100, 24), (2000, 7)):
         w = torch.randn(out_features, in_features, generator=gen)
@@ -141,3 +143,6 @@ def test_every_vector_width_equals_f_linear(name, flags, cpu_flag, tmp_path):
         torch.testing.assert_close(full, F.linear(x, w, b), rtol=1e-5, atol=1e-5)
         for rows in (1, 2, 5, 6, 7):
             assert torch.equal(kernels._call(fn, x[:rows], blocks, b, out_features), full[:rows])
+        q, scale = kernels.pack_int8(w)  # the drafts' int8 kernel in the same width
+        torch.testing.assert_close(kernels._call_int8(int8, x, q, scale, b, out_features),
+                                   F.linear(x, kernels.dequantized(q, scale, out_features), b), rtol=1e-5, atol=1e-5)
