@@ -27,7 +27,7 @@ from torch.nn import functional as F
 from transformers.models.llama.modeling_llama import LlamaMLP, LlamaRMSNorm, LlamaRotaryEmbedding, apply_rotary_pos_emb
 
 from .draft import ASSETS, check_sha256, sha256
-from .layout import draft_layout
+from .layout import draft_layout, weights_of
 from .models import LoadedModel, ModelLoadError
 
 EAGLE3_DIR = ASSETS / "eagle3"
@@ -140,7 +140,7 @@ class Eagle3Head(nn.Module):
                                 dtype=ws[0].dtype).requires_grad_(False)
                 lin.weight.copy_(torch.cat([w.detach() for w in ws]))
                 if lin.weight.device.type == "cpu":
-                    lin = draft_layout(nn.Sequential(lin))[0]
+                    lin = draft_layout(nn.Sequential(lin), weights_of(self.q_proj))[0]  # as the head's own
             fused = (state, lin)
             self.__dict__["_fused"] = fused  # not a submodule: not in state_dict, not moved by .to()
         return fused[1]

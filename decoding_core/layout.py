@@ -269,6 +269,12 @@ def draft_layout(module: torch.nn.Module, weights: str | None = None) -> torch.n
     return module
 
 
+def weights_of(lin: torch.nn.Linear) -> str:
+    """The ``draft_layout`` weights a Linear has: "int8" for an ``Int8Linear``, else "float32" (what fused copies
+    of a draft's matrices follow: a shipped draft's are int8, a model loaded as a draft keeps its own)."""
+    return "int8" if type(lin) is Int8Linear else "float32"
+
+
 def module_weights(module: torch.nn.Module) -> str:
     """"int8" when ``module``'s Linears run the int8 kernel (``draft_layout``), else "float32" (or their dtype)."""
     lin = next((m for m in module.modules() if isinstance(m, torch.nn.Linear)), None)

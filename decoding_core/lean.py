@@ -89,7 +89,7 @@ class LeanLlama:
         why = self.unsupported(model)
         if why:
             raise ValueError(f"the lean forward does not cover this model: {why}")
-        from .layout import draft_layout
+        from .layout import draft_layout, weights_of
 
         cfg, inner = model.config, model.model
         self.heads = cfg.num_attention_heads
@@ -114,7 +114,7 @@ class LeanLlama:
                 up.weight.copy_(torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]))
                 fused = torch.nn.Sequential(qkv.requires_grad_(False), up.requires_grad_(False))
                 if self.device.type == "cpu":
-                    fused = draft_layout(fused)  # new modules of the draft's own: int8 where it runs
+                    fused = draft_layout(fused, weights_of(at.q_proj))  # as the draft's own weights
                 self.layers.append((layer.input_layernorm.weight, fused[0], at.o_proj,
                                     layer.post_attention_layernorm.weight, fused[1], mlp.down_proj,
                                     mlp.up_proj.out_features))

@@ -106,6 +106,9 @@ def test_save_load_roundtrip_and_errors(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"sha256": {"model.safetensors": digest}}))
     loaded = load_eagle3(lm, tmp_path)
     assert torch.equal(loaded.d2t, head.d2t)
+    from decoding_core.layout import draft_layout, draft_weights, module_weights
+    assert module_weights(loaded) == draft_weights()  # int8 for decoding where the kernel runs
+    draft_layout(loaded, "float32")  # the stored weights themselves, compared below
     x = torch.randn(1, 3, 32)
     with torch.no_grad():
         torch.testing.assert_close(loaded.draft_logits(x), head.draft_logits(x), rtol=1e-4, atol=1e-4)
