@@ -109,7 +109,8 @@ def render() -> None:
         with st.expander(t("spec.sized", n=sizes.n_draft, tau=choice["tau"], tps=choice["tokens_per_s"])):
             tokens = choice.get("verify_tokens", {}).get(sizes.n_draft, sizes.n_draft + 1)
             pass_ms = 1000 * choice.get("pass_s", {}).get(sizes.n_draft, choice["verify_s"][1])
-            st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"], tokens=tokens, pass_ms=pass_ms))
+            st.markdown(t("spec.sizing", draft_ms=1000 * choice["draft_step_s"], tokens=tokens, pass_ms=pass_ms,
+                          weights=choice.get("draft_weights", "float32")))
             chart(st, sizing_figure(choice, "chain"), "spec-sizing", width="stretch")
     elif choice:
         st.caption(t("spec.n_reason", n=sizes.n_draft, reason=say(choice["reason"])))
