@@ -277,7 +277,8 @@ def weights_of(lin: torch.nn.Linear) -> str:
 
 def module_weights(module: torch.nn.Module) -> str:
     """"int8" when ``module``'s Linears run the int8 kernel (``draft_layout``), else "float32" (or their dtype)."""
-    lin = next((m for m in module.modules() if isinstance(m, torch.nn.Linear)), None)
+    lin = next((m for m in module.modules() if isinstance(m, torch.nn.Linear)), None) \
+        if isinstance(module, torch.nn.Module) else None
     if lin is None:
         return "float32"
     return "int8" if type(lin) is Int8Linear else str(lin.weight.dtype).replace("torch.", "")

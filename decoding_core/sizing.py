@@ -615,7 +615,7 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
     sized = {**tokens, **shares}
     n, rates = choose_chain(table, verify, step_s, lookup, runner_up, sized)
     return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
-            "draft_weights": module_weights(draft.model), "tau": table[n], "reason": "measured",
+            "draft_weights": module_weights(getattr(draft, "model", None)), "tau": table[n], "reason": "measured",
             "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table},
             "pass_s": {k: pass_cost(verify, sized.get(k, chain_verify_tokens(k, lookup, runner_up))) for k in table}}
 
