@@ -83,18 +83,19 @@ static inline void st(float* p, vec v) { memcpy(p, &v, VW * 4); }
 
 #define PF 16  /* prefetch this many k-steps (16 x 256 B) ahead */
 
-/* kern<MB>_<NV><SUF>: MB rows x NV vectors of VW outputs, starting at column c0 of the block, broadcasting with BC. */
-#define KERNEL(MB, NV, SUF, BC)                                                                     \
-static void kern##MB##_##NV##SUF(const float* x, int64_t K, const float* wb, float* y, int64_t O, int64_t o0, \
-                            int64_t c0) {                                                           \
+/* kern<MB>_<NV><SUF>: MB rows x NV vectors of VW outputs, starting at column c0 of the block, broadcasting with BC;
+   weights of type WT, widened by LOADW, prefetched PFD k-steps ahead once per PFSTEP vectors (one 64-byte line). */
+#define KERNEL_T(MB, NV, SUF, BC, WT, LOADW, PFD, PFSTEP)                                          \
+static void kern##MB##_##NV##SUF(const float* x, int64_t K, const WT* wb, float* y, int64_t O, int64_t o0, \
+                                 int64_t c0) {                                                      \
     vec acc[MB][NV];                                                                                \
     for (int m = 0; m < MB; m++) for (int j = 0; j < NV; j++) acc[m][j] = (vec){0};                \
     for (int64_t k = 0; k < K; k++) {                                                               \
-        const float* w = wb + k * 64 + c0;                                                          \
-        for (int j = 0; j < NV; j += 16 / VW) /* one prefetch per 64-byte line */                   \
-            __builtin_prefetch(w + PF * 64 + VW * j, 0, 3);                                         \
+        const WT* w = wb + k * 64 + c0;                                                             \
+        for (int j = 0; j < NV; j += PFSTEP)                                                        \
+            __builtin_prefetch(w + PFD * 64 + VW * j, 0, 3);                                        \
         vec wv[NV];                                                                                 \
-        for (int j = 0; j < NV; j++) wv[j] = ld(w + VW * j);                                        \
+        for (int j = 0; j < NV; j++) wv[j] = LOADW(w + VW * j);                                     \
         for (int m = 0; m < MB; m++) {                                                              \
             vec xb = BC(x[m * K + k]);                                                              \
             for (int j = 0; j < NV; j++) acc[m][j] += xb * wv[j];                                   \
@@ -108,6 +109,7 @@ static void kern##MB##_##NV##SUF(const float* x, int64_t K, const float* wb, flo
                for (int64_t i = 0; i < n; i++) yr[i] = t[i]; }                                      \
     }                                                                                               \
 }
+#define KERNEL(MB, NV, SUF, BC) KERNEL_T(MB, NV, SUF, BC, float, ld, PF, 16 / VW)
 typedef void (*kern_fn)(const float*, int64_t, const float*, float*, int64_t, int64_t, int64_t);
 #define KERNELS(MB, NV) KERNEL(MB, NV, _r, BC_REG) KERNEL(MB, NV, _m, BC_MEM)
 /* A table per tile width: [0] the BC_REG kernels by row count, [1] the BC_MEM ones. */
@@ -186,33 +188,12 @@ static inline vec i8f(const signed char* p) {
 #define NQ (16 / VW)  /* vectors in a quarter block */
 #define PF8 32        /* prefetch this many k-steps (32 x 64 B) ahead */
 
-#define KERNEL_I8(MB)                                                                               \
-static void k8_##MB(const float* x, int64_t K, const signed char* wb, const float* scale, const float* bias, \
-                    float* y, int64_t O, int64_t o0, int64_t c0) {                                  \
-    vec acc[MB][NQ];                                                                                \
-    for (int m = 0; m < MB; m++) for (int j = 0; j < NQ; j++) acc[m][j] = (vec){0};                \
-    for (int64_t k = 0; k < K; k++) {                                                               \
-        const signed char* w = wb + k * 64 + c0;                                                    \
-        __builtin_prefetch(w + PF8 * 64, 0, 3);                                                     \
-        vec wv[NQ];                                                                                 \
-        for (int j = 0; j < NQ; j++) wv[j] = i8f(w + VW * j);                                       \
-        for (int m = 0; m < MB; m++) {                                                              \
-            vec xb = BC_MEM(x[m * K + k]);                                                          \
-            for (int j = 0; j < NQ; j++) acc[m][j] += xb * wv[j];                                   \
-        }                                                                                           \
-    }                                                                                               \
-    int64_t n = O - o0 - c0 < 16 ? O - o0 - c0 : 16;                                                \
-    for (int m = 0; m < MB; m++) {                                                                  \
-        float t[16];                                                                                \
-        for (int j = 0; j < NQ; j++) st(t + VW * j, acc[m][j]);                                     \
-        float* yr = y + m * O + o0 + c0;                                                            \
-        for (int64_t i = 0; i < n; i++) yr[i] = t[i] * scale[o0 + c0 + i] + (bias ? bias[o0 + c0 + i] : 0.0f); \
-    }                                                                                               \
-}
+/* The float kernel's tiles on int8 weights (the raw sums; int8_linear scales them). */
+#define KERNEL_I8(MB) KERNEL_T(MB, NQ, _8, BC_MEM, signed char, i8f, PF8, NQ)
 KERNEL_I8(1) KERNEL_I8(2) KERNEL_I8(3) KERNEL_I8(4) KERNEL_I8(5) KERNEL_I8(6)
-typedef void (*k8_fn)(const float*, int64_t, const signed char*, const float*, const float*, float*, int64_t, int64_t,
-                      int64_t);
-static const k8_fn K8[7] = {0, k8_1, k8_2, k8_3, k8_4, k8_5, k8_6};
+typedef void (*k8_fn)(const float*, int64_t, const signed char*, float*, int64_t, int64_t, int64_t);
+/* (## pastes NQ as written: the kernels are named kern<MB>_NQ_8) */
+static const k8_fn K8[7] = {0, kern1_NQ_8, kern2_NQ_8, kern3_NQ_8, kern4_NQ_8, kern5_NQ_8, kern6_NQ_8};
 
 /* One row (a draft step): a unit is a whole block, each k's 64 bytes one cache line read by one unit (measured here:
    the 16,384 x 576 LM head 0.24 ms against 0.42 in quarter blocks; from 2 rows on the quarter-block tiles win,
@@ -247,8 +228,13 @@ void int8_linear(const float* x, const signed char* wb, const float* scale, cons
         int64_t b = u / 4, c0 = 16 * (u % 4), m = 0;
         if (b * 64 + c0 >= O) continue;
         const signed char* w = wb + b * K * 64;
-        for (; m + 6 <= M; m += 6) k8_6(x + m * K, K, w, scale, bias, y + m * O, O, b * 64, c0);
-        if (M > m) K8[M - m](x + m * K, K, w, scale, bias, y + m * O, O, b * 64, c0);
+        for (; m + 6 <= M; m += 6) K8[6](x + m * K, K, w, y + m * O, O, b * 64, c0);
+        if (M > m) K8[M - m](x + m * K, K, w, y + m * O, O, b * 64, c0);
+        int64_t o0 = b * 64 + c0, n = O - o0 < 16 ? O - o0 : 16;
+        for (int64_t r = 0; r < M; r++) {
+            float* yr = y + r * O + o0;
+            for (int64_t i = 0; i < n; i++) yr[i] = yr[i] * scale[o0 + i] + (bias ? bias[o0 + i] : 0.0f);
+        }
     }
 }
 """
