@@ -367,23 +367,29 @@ def unavailable_reason() -> str | None:
 
 def pack(weight: torch.Tensor) -> torch.Tensor:
     """The blocked copy [ceil(O/64), K, 64] of a float32 weight [O, K] (zero-padded)."""
-    o, k = weight.shape
+    return _blocks(weight.detach().float())
+
+
+def _blocks(w: torch.Tensor) -> torch.Tensor:
+    """[O, K] as blocks of 64 outputs, k-major: [ceil(O/64), K, 64], zero-padded, in w's dtype."""
+    o, k = w.shape
     nb = -(-o // BLOCK)
-    padded = torch.zeros(nb * BLOCK, k, dtype=torch.float32)
-    padded[:o] = weight.detach().float()
+    padded = torch.zeros(nb * BLOCK, k, dtype=w.dtype)
+    padded[:o] = w
     return padded.view(nb, BLOCK, k).transpose(1, 2).contiguous()
 
 
-def _call(fn, x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | None, out_features: int) -> torch.Tensor:
-    """The kernel on x [..., K] (kept lean: a verify pass makes ~200 of these calls)."""
+def _call(fn, x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | None, out_features: int,
+          scale: torch.Tensor | None = None) -> torch.Tensor:
+    """The kernel on x [..., K] (kept lean: a verify pass makes ~200 of these calls); ``scale``: the int8 kernel's."""
     k = blocks.shape[1]
     if not x.is_contiguous():
         x = x.contiguous()
     rows = x.numel() // k
     y = x.new_empty((*x.shape[:-1], out_features), dtype=torch.float32)
     if rows:
-        fn(x.data_ptr(), blocks.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(), rows, k,
-           out_features, torch.get_num_threads())
+        fn(x.data_ptr(), blocks.data_ptr(), *(() if scale is None else (scale.data_ptr(),)),
+           None if bias is None else bias.data_ptr(), y.data_ptr(), rows, k, out_features, torch.get_num_threads())
     return y
 
 
@@ -400,14 +406,10 @@ def blocked_linear(x: torch.Tensor, blocks: torch.Tensor, bias: torch.Tensor | N
 def pack_int8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Weight-only int8 of a float weight [O, K]: int8 blocks [ceil(O/64), K, 64] (zero-padded) and one float32
     scale per output (the row's largest magnitude / 127, so each weight is rounded to the nearest of 255 levels)."""
-    o, k = weight.shape
     w = weight.detach().float()
     scale = (w.abs().amax(dim=1) / 127).clamp_min(torch.finfo(torch.float32).tiny)
     q = torch.round(w / scale[:, None]).clamp_(-127, 127).to(torch.int8)
-    nb = -(-o // BLOCK)
-    padded = torch.zeros(nb * BLOCK, k, dtype=torch.int8)
-    padded[:o] = q
-    return padded.view(nb, BLOCK, k).transpose(1, 2).contiguous(), scale.contiguous()
+    return _blocks(q), scale.contiguous()
 
 
 def dequantized(blocks: torch.Tensor, scale: torch.Tensor, out_features: int) -> torch.Tensor:
@@ -419,15 +421,7 @@ def dequantized(blocks: torch.Tensor, scale: torch.Tensor, out_features: int) ->
 
 def _call_int8(fn, x: torch.Tensor, blocks: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor | None,
                out_features: int) -> torch.Tensor:
-    k = blocks.shape[1]
-    if not x.is_contiguous():
-        x = x.contiguous()
-    rows = x.numel() // k
-    y = x.new_empty((*x.shape[:-1], out_features), dtype=torch.float32)
-    if rows:
-        fn(x.data_ptr(), blocks.data_ptr(), scale.data_ptr(), None if bias is None else bias.data_ptr(), y.data_ptr(),
-           rows, k, out_features, torch.get_num_threads())
-    return y
+    return _call(fn, x, blocks, bias, out_features, scale)
 
 
 def int8_linear(x: torch.Tensor, blocks: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor | None,
