@@ -132,7 +132,7 @@ class Eagle3Head(nn.Module):
         """q_proj, k_proj and v_proj as one Linear (laid out for CPU decoding like the others); rebuilt when
         any of the three weights was replaced or changed in place (training)."""
         ws = (self.q_proj.weight, self.k_proj.weight, self.v_proj.weight)
-        state = tuple((id(w), w.data_ptr(), _version(w), w.device, w.dtype) for w in ws)
+        state = tuple((id(w), w.data_ptr(), _version(w), w.device, w.dtype) for w in ws) + (weights_of(self.q_proj),)
         fused = self.__dict__.get("_fused")
         if fused is None or fused[0] != state:
             with torch.inference_mode(False), torch.no_grad():  # a normal tensor: the layouts track its version

@@ -15,7 +15,7 @@ Four layouts, same values:
 - "column": the weights stored column-major (same values, strides (1, out)), which MKL streams about
   twice as fast at batch 1 as row-major. The only layout where neither of the others runs, or for other dtypes.
 - "blocked": column-major weights for one row (MKL), plus a copy in blocks of 64 outputs for this project's
-  kernel (``kernels.py``), used for 2-32 rows: it reads each weight once for all rows at close to the
+  kernel (``kernels.py``), used for 2-64 rows: it reads each weight once for all rows at close to the
   memory's speed, so a verify pass costs little more than one token (``BlockedLinear``; needs a C compiler).
 - "blocked-all": the same, with the kernel for one row too (``BlockedAllLinear``): where MKL's one-row path is
   the slow one (on an AMD EPYC, 2026-12-03, a 1-token forward with MKL cost ~1.5x a 2-token one with the
@@ -260,8 +260,9 @@ def draft_layout(module: torch.nn.Module, weights: str | None = None) -> torch.n
     kind = weights or draft_weights()
     if kind not in DRAFT_WEIGHTS:
         raise ValueError(f"draft weights must be one of {', '.join(DRAFT_WEIGHTS)}, got {kind!r}")
-    decode_layout(module)
-    if kind == "int8" and kernels.int8_available():
+    int8 = kind == "int8" and kernels.int8_available()
+    decode_layout(module, "column" if int8 else None)  # int8: no float kernel copy (a prefill runs F.linear)
+    if int8:
         for parent in list(module.modules()):
             for name, child in list(parent.named_children()):
                 if isinstance(child, torch.nn.Linear) and type(child) is not Int8Linear and _packable(child):

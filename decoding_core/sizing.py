@@ -68,7 +68,7 @@ def _store_key(lm: LoadedModel, what: str) -> str:
 
     lin = next((m for m in lm.model.modules() if isinstance(m, torch.nn.Linear)), None)
     layout = "" if lin is None else layout_of(lin)
-    if layout.startswith("blocked"):
+    if layout.startswith("blocked") or layout == "int8":
         layout += f" {kernels._library_path().stem}"
     device = str(lm.device)
     if lm.device.type == "cuda":

@@ -119,7 +119,8 @@ def main(argv=None):
     if only & {"eagle1-lookup", "eagle3-lookup"} and not args.lookup:
         ap.error("--only eagle1-lookup / eagle3-lookup measure the lookup branch: give --lookup > 0")
     refs = greedy_references(lm, prompts, n)  # once, for every replay below
-    setting = f"greedy, {len(prompts)} held-out instructions, {n} new tokens"
+    from decoding_core.layout import draft_weights
+    setting = f"greedy, {len(prompts)} held-out instructions, {n} new tokens, drafts' weights {draft_weights()}"
     results, t0 = {}, time.perf_counter()
     heads = {}
     if only & {"eagle1", "eagle1-lookup"}:

@@ -42,6 +42,7 @@ def test_int8_linear_equals_f_linear_on_its_rounded_weights(out_features, in_fea
 def test_draft_layout_rounds_a_drafts_linears_on_the_same_parameters(monkeypatch):
     lm = make_tiny_lm(seed=3, layers=1)
     model = copy.deepcopy(lm.model)
+    layout.decode_layout(model, "column")  # what draft_layout lays out first (column-major copies of the weights)
     before = {k: v.clone() for k, v in model.state_dict().items()}
     q_weight = model.model.layers[0].self_attn.q_proj.weight
     layout.draft_layout(model, "int8")

@@ -143,6 +143,8 @@ def test_every_vector_width_equals_f_linear(name, flags, cpu_flag, tmp_path):
         torch.testing.assert_close(full, F.linear(x, w, b), rtol=1e-5, atol=1e-5)
         for rows in (1, 2, 5, 6, 7):
             assert torch.equal(kernels._call(fn, x[:rows], blocks, b, out_features), full[:rows])
-        q, scale = kernels.pack_int8(w)  # the drafts' int8 kernel in the same width
-        torch.testing.assert_close(kernels._call_int8(int8, x, q, scale, b, out_features),
-                                   F.linear(x, kernels.dequantized(q, scale, out_features), b), rtol=1e-5, atol=1e-5)
+        q, scale = kernels.pack_int8(w)  # the drafts' int8 kernel in the same width: one row (its own loop) and tiles
+        rounded = kernels.dequantized(q, scale, out_features)
+        for rows in (1, 2, 7, 13):
+            torch.testing.assert_close(kernels._call_int8(int8, x[:rows], q, scale, b, out_features),
+                                       F.linear(x[:rows], rounded, b), rtol=1e-5, atol=1e-5)

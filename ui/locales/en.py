@@ -144,7 +144,8 @@ TEXT = {
                     'reads N + 1 tokens; with the tree around the chain more, on average {tokens:.1f} at the chosen N on '
                     "held-out instructions). Right: the draft's held-out mean accepted length for each N divided by the "
                     'cost of N draft steps ({draft_ms:.1f} ms each here, the draft\'s weights in {weights}: the target checks '
-                    'every drafted token, so a draft may round its weights; the target keeps float32) plus that verify '
+                    'every drafted token, so a draft may round its weights, and the target keeps its own; the held-out '
+                    'τ was measured with float32 weights) plus that verify '
                     'pass (a pass whose size '
                     'varies is costed at every size it took, weighted by how often: {pass_ms:.0f} ms on average at the chosen N).'),
     'eagle.no_tree': ('The last step: one token of the budget was left, so nothing was drafted (no tree, no mask): '
