@@ -191,6 +191,13 @@ def _sync(dev: torch.device) -> None:
         torch.cuda.synchronize()
 
 
+def draft_weights_of(draft) -> str:
+    """The weights a draft step runs on ("int8", "float32", ...): its reduced-vocabulary head's where it has one, else
+    its model's (what the stored draft-step costs are keyed by and the Speculative page names)."""
+    head = getattr(draft, "draft_head", None)
+    return module_weights(head if head is not None else getattr(draft, "model", None))
+
+
 @torch.inference_mode()
 def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, rounds: int = 5) -> float:
     """Seconds for one draft-model step (one token after a ``prefix``-token cache, its distribution q
@@ -198,7 +205,7 @@ def draft_step_cost(lm: LoadedModel, draft: LoadedModel, prefix: int = 128, roun
     from .speculative import draft_next_logits, new_draft_cache
 
     vocab = None if draft.draft_vocab is None else draft.draft_vocab.numel()
-    weights = module_weights(draft.model if draft.draft_head is None else draft.draft_head)
+    weights = draft_weights_of(draft)
     key = _key(draft, f"draft-step-{prefix}-{vocab}-{'lean' if draft.lean is not None else 'hf'}-{weights}")
     with _lock:
         if key in _costs:
@@ -615,7 +622,7 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
     sized = {**tokens, **shares}
     n, rates = choose_chain(table, verify, step_s, lookup, runner_up, sized)
     return {"n_draft": n, "tokens_per_s": rates[n], "rates": rates, "verify_s": verify, "draft_step_s": step_s,
-            "draft_weights": module_weights(getattr(draft, "model", None)), "tau": table[n], "reason": "measured",
+            "draft_weights": draft_weights_of(draft), "tau": table[n], "reason": "measured",
             "verify_tokens": {k: tokens.get(k, chain_verify_tokens(k, lookup, runner_up)) for k in table},
             "pass_s": {k: pass_cost(verify, sized.get(k, chain_verify_tokens(k, lookup, runner_up))) for k in table}}
 
