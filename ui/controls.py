@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from decoding_core.settings import SamplingSettings
-from ui import params
+from ui import params, ready
 from ui.i18n import err_text, lang, t
 from ui.progress import StudyProgress
 from ui.texts import gloss
@@ -195,6 +195,8 @@ def stepper(name: str, key, make):
     if fresh_session:
         _replay_link(name, state)  # a link with {name}_pos=N reopens the run at step N (same seed: same steps)
     action = take_action(name)
+    if action == "step" and state["cursor"] == len(dec.history) - 1:
+        ready.settle()  # a new thread, a busy moment: both kept out of the step's times (ui/ready.py)
     if action == "reset":
         state.update(decoder=_make(make), cursor=-1)
         dec = state["decoder"]
@@ -248,6 +250,7 @@ def _replay_link(name: str, state: dict) -> None:
         params.warn(t("warn.link_pos", key=f"{name}_pos", raw=params.echo(raw), why=err_text(exc)))
         return
     dec = state["decoder"]
+    ready.warm()
     with st.spinner(t("step.replaying", n=target)):
         while len(dec.history) < target and not dec.done:
             dec.step()
