@@ -15,7 +15,7 @@ from decoding_core.strategies import describe
 from decoding_core.studies.compare import Comparison, compare
 from ui import loaders, params
 from ui.controls import Controls, Param
-from ui.i18n import err_text, lang, say, t
+from ui.i18n import err_text, lang, say, t, translated_choices
 from ui.export import download_comparison, download_rows
 from ui.lab import busy_warning_of, chart, open_page, table
 from ui.progress import measure, stopped_note
@@ -130,7 +130,7 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
     if f.choices is not None:
         choices = list(f.choices) + ([value] if value not in f.choices else [])  # e.g. a draft model id from a link
         ids = {(type(v), v): id_ for v, id_ in (*SHOWN.items(), *f.labels)}  # by type too: 1 is not True
-        return where.selectbox(t(f.label), choices, key=key, disabled=disabled,
+        return where.selectbox(t(f.label), choices, key=translated_choices(key), disabled=disabled,
                                format_func=lambda v, here=lang(): t(ids[type(v), v], here) if (type(v), v) in ids
                                else str(v))
     number = float if isinstance(f.step, float) else int
@@ -146,7 +146,7 @@ def column_editor(i: int, where, captions: dict | None = None) -> tuple[object |
         _apply(i, ss[f"c{i}"])
     pinned = i in ss["_cmp_pins"]
     with where:
-        kind = st.selectbox(t("cmp.column", i=i), list(KINDS), key=f"cmp{i}_kind",
+        kind = st.selectbox(t("cmp.column", i=i), list(KINDS), key=translated_choices(f"cmp{i}_kind"),
                             format_func=lambda k, here=lang(): t(KIND_LABELS[k], here), disabled=pinned)
         base = ss[f"_cmp{i}_base"]
         strategy = base if base.name == kind else KINDS[kind]()

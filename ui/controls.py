@@ -21,7 +21,7 @@ import streamlit as st
 
 from decoding_core.settings import SamplingSettings
 from ui import params, ready
-from ui.i18n import err_text, lang, t
+from ui.i18n import err_text, lang, t, translated_choices
 from ui.progress import StudyProgress
 from ui.texts import gloss
 
@@ -122,6 +122,8 @@ class Controls:
         kind = p.widget_kind
         here = lang()  # the choices' texts in this run's language, also when called outside it (AppTest)
         fmt = (lambda v: t(p.labels[v], here) if v in p.labels else v) if p.labels else None  # noqa: E731
+        if fmt:
+            translated_choices(p.key)
         if kind == "toggle":
             return c.toggle(label, **kw)
         if kind in ("select", "radio"):

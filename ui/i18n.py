@@ -108,4 +108,25 @@ def seed() -> str:
                 ss[KEY] = params.parse(raw, str, choices=LANGS)
             except ValueError as exc:
                 params.warn(t("warn.link_value", key=KEY, raw=params.echo(raw), why=exc, default=repr(ss[KEY])))
+    if ss.get(DRAWN, ss[KEY]) != ss[KEY]:
+        for key in ss.get(CHOICE_KEYS, ()):  # see translated_choices
+            if key in ss:
+                ss[key] = ss[key]
+    ss[DRAWN] = ss[KEY]
     return ss[KEY]
+
+
+DRAWN, CHOICE_KEYS = "_lang_drawn", "_i18n_choice_keys"
+
+
+def translated_choices(key: str) -> str:
+    """Mark ``key`` as a choice widget (select, radio, multiselect) whose choices are shown in the session's
+    language, and return it. Streamlit keeps such a widget's value in the browser as the text it showed, so after a
+    language switch the browser's English text matches no Chinese choice and the next run fell back to the first
+    choice (a column set to speculative decoding became greedy; a head read as "default (EAGLE-3 if shipped)").
+    On the run that sees the switch, ``seed`` sets every marked widget's value again from the server's side, and
+    Streamlit then sends it to the browser in the new language."""
+    import streamlit as st
+
+    st.session_state.setdefault(CHOICE_KEYS, set()).add(key)
+    return key

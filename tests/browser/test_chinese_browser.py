@@ -59,3 +59,28 @@ def test_the_browser_language_picks_chinese(server, small_page):
     wait_idle(small_page)
     small_page.locator("h1").filter(has_text="术语表").first.wait_for()
     assert "lang=zh" in small_page.url
+
+
+def test_switching_language_keeps_every_choice(server, page):
+    """The browser keeps a choice widget's value as the text it showed: after the sidebar's switch to Chinese
+    the English text matched no choice and the next run fell back to the first (Compare's column 2 became greedy,
+    column 3's head read "default (EAGLE-3 if shipped)" and failed; the Speculative page's rule became greedy).
+    ui.i18n.translated_choices: the run that sees the switch sends every such value again, in Chinese."""
+    for path, keep in [("/compare?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle",
+                        ("c2=speculative", "c3=eagle")),
+                       ("/speculative?rule=sample&draft_source=prompt-lookup", ("rule=sample",
+                                                                                "draft_source=prompt-lookup"))]:
+        page.goto(server + path)
+        wait_idle(page)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        sidebar.locator("[data-testid='stSelectbox']").first.click()
+        page.get_by_role("option", name="简体中文").click()
+        wait_idle(page)
+        sidebar.get_by_text(t("p.present", "zh")).first.click()  # any widget: the run after the switch
+        wait_idle(page)
+        assert "lang=zh" in page.url and "present=true" in page.url
+        for part in keep:
+            assert part in page.url, (part, page.url)
+        no_exception(page)
+        assert not page.locator("[data-testid='stAlertContentError']").count(), \
+            page.locator("[data-testid='stAlertContentError']").first.inner_text()
