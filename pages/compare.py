@@ -284,8 +284,8 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     ok = [r for r in runs if not r.error]
     if ok:
         chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")
-        st.caption(t("compare.chart") + t("cmp.glossary") + ", ".join(
-            f"[{t(name)}](/glossary#{anchor})" for name, anchor in (
+        st.caption(t("compare.chart") + t("cmp.glossary") + t("list.sep").join(
+            t("glossary.term_link", name=t(name), anchor=anchor) for name, anchor in (
                 ("cmp.g.logprob", "score"), ("cmp.g.distinct", "distinct-n"), ("cmp.g.tau", "tau"),
                 ("cmp.g.overlap", "overlap"), ("cmp.g.speedup", "speed-up"))) + t("cmp.glossary.end"))
     for row in range(0, len(ok), 3):
@@ -293,7 +293,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
             with col:
                 st.markdown(f"**{r.label}** · {t('cmp.state.short.' + states[r.label].split(':')[0])}")
                 st.markdown(output_html(r), unsafe_allow_html=True)
-                st.caption(f"`{r.spec}`")
+                st.caption(t("cmp.spec", spec=r.spec))
 
 
 if __name__ == "__main__":

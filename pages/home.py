@@ -21,7 +21,7 @@ def render() -> None:
     icons = dict(PAGES)
     for n, step in enumerate(lecture(), 1):
         with st.container(border=True):
-            head, link = st.columns([4, 1], vertical_alignment="center")
+            head, link = st.columns([3, 1], vertical_alignment="center")
             head.subheader(f"{n} · {step['title']}")
             link.page_link(ROOT / "pages" / f"{step['page']}.py", label=t("home.open"), icon=icons[step["page"]])
             st.markdown(f"{step['teaches']}\n\n:material/visibility: {step['look']}")

@@ -8,7 +8,7 @@ from decoding_core.studies import sampling as study
 from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import say, t
-from ui.texts import code_token, gloss
+from ui.texts import code_token, gloss, token_unit
 from ui.lab import chart, open_page, table
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
@@ -106,8 +106,9 @@ def step_through(lab, strategy, run, prompt_ids):
         chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
                                             title=t("sampling.step.title", n=rec.index + 1)), "sampling-step",
               width="stretch")
-        st.caption(t("sampling.decoded", n=len(dec.tokens), s=dec.wall_s, forwards=dec.target_forwards,
-                     active=dec.target.active))
+        st.caption(t("sampling.decoded", n=len(dec.tokens), unit=token_unit(len(dec.tokens)), s=dec.wall_s,
+                     forwards=dec.target_forwards, active=dec.target.active,
+                     forward_unit=t("unit.model_forward.one" if dec.target_forwards == 1 else "unit.model_forward.many")))
         probs = [r.prob for r in hist]
         download_run("sampling", lab, strategy, run, dec, step_rows(hist),
                      t("sampling.steps.help"))

@@ -123,8 +123,12 @@ h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { fon
 button p { white-space: normal !important; overflow-wrap: anywhere; }
 [data-testid="stSidebarNav"] span { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
-</style>"""  # the last three: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
-# page list "Speculative de…"
+[data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stSidebar"] [data-testid="stSelectbox"] input { font-size: 0.7rem !important; padding-left: 0.3rem !important;
+  padding-right: 0 !important; }
+</style>"""  # the last five: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
+# page list "Speculative de…", Home's links "Open th", the sidebar's dtype "float3"
 
 
 def lab() -> Lab:

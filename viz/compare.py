@@ -24,7 +24,7 @@ def origin_strip(texts, origins) -> str:
                      f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
                      f"{html.escape(tok)}</span>" + ("<br>" if tok.endswith("\u21b5") else ""))
     used = [o for o in ORIGINS if o in set(origins)]
-    legend = " ".join(f'<span style="background:{ORIGINS[o][0]};padding:1px 4px">{html.escape(t(ORIGINS[o][2]))}</span>'
+    legend = " ".join(f'<span style="background:{ORIGINS[o][0]};padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t(ORIGINS[o][2]))}</span>'
                       for o in used)
     return (f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>'
             f'<div style="font-size:0.85em;color:#555;margin-top:4px">{legend}</div>')

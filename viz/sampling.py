@@ -91,7 +91,7 @@ def tokens_html(texts, probs, current: int | None = None, what: str | None = Non
     swatches = " ".join(f'<span style="background:{token_color(v)};color:{text_color(v)};padding:0 6px">{v:g}</span>'
                         for v in (0.0, 0.25, 0.5, 0.75, 1.0))
     legend = (f'<div style="font-size:0.85em;color:#555;margin-top:4px">'
-              f'{html.escape(t("viz.colour", what=what or t("viz.colour.drawn")))}: {swatches}</div>')
+              f'{html.escape(t("viz.colour", what=what or t("viz.colour.drawn")))}{swatches}</div>')
     return f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>{legend}'
 
 

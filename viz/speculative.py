@@ -59,12 +59,12 @@ def origin_html(steps, upto: int | None = None) -> str:
             parts.append(_span(step.next_text, step.next_source,
                                t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
         parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
-    legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px">{html.escape(t(what))}'
+    legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t(what))}'
                       '</span>' for bg, deco, what in ORIGIN.values())
     if any_copied:
-        legend += f' <span style="{COPIED}padding:1px 4px">{html.escape(t("viz.origin.copied"))}</span>'
+        legend += f' <span style="{COPIED}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.copied"))}</span>'
     if any_branch:
-        legend += f' <span style="{BRANCH}padding:1px 4px">{html.escape(t("viz.origin.branch"))}</span>'
+        legend += f' <span style="{BRANCH}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.branch"))}</span>'
     return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
             f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))}</div>')
 

@@ -10,7 +10,7 @@ def run_to_end(at):
     at.selectbox(key="step_sampler").set_value("multinomial").run()
     at.button(key="sampling_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    caption = next(c.value for c in at.caption if "tokens decoded in" in c.value)
+    caption = next(c.value for c in at.caption if " decoded in " in c.value)
     text = next(m.value for m in at.markdown if "**Step 5** drew" in m.value)
     return caption, text
 

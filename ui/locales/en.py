@@ -41,6 +41,8 @@ TEXT = {
     'home.footer': ('Scores are natural-log probabilities throughout. Every metric has its definition next to it '
                     '(the ? beside its name) and in the Glossary.'),
     'glossary.link': ' [Glossary →](/glossary?term={anchor}#{anchor})',
+    'glossary.term_link': '[{name}](/glossary?term={anchor}#{anchor})',
+    'list.sep': ', ',
 
     # The sidebar and what every page shares
     'lang.en': 'English',
@@ -108,8 +110,8 @@ TEXT = {
     'sampling.pitfall': ("The source notes' `GumbelSampler` draws its noise **once**, in `__init__`, and adds the "
                          'same noise at every step. Then the chosen token is a fixed function of the logits: '
                          'whenever the distribution repeats, the same token comes out, every time. Below, the '
-                         '**same** distribution is sampled T times. With fresh noise the histogram follows the '
-                         'probabilities; with reused noise all T draws land on one token, and which one depends '
+                         '**same** distribution is sampled n times. With fresh noise the histogram follows the '
+                         'probabilities; with reused noise all n draws land on one token, and which one depends '
                          'only on the seed. Pre-drawing a *block* of noise is fine as long as each row is used '
                          'once (the `gumbel-block` sampler, one of the choices in section 2, does exactly that).'),
     'sampling.stepping': ('Each step runs the model once (reusing its KV cache), applies the processors above and '
@@ -223,7 +225,7 @@ TEXT = {
                    'list three ways to draw n samples from k categories (a linear scan of the CDF, binary search in '
                    'it, the alias table), then argue that in decoding the alias '
                    'table "buys nothing" and motivate the Gumbel-max trick; torch.multinomial and '
-                   'the exponential race are timed beside those four. Both statements are true, in different '
+                   'the exponential race are timed beside those four (the three and Gumbel-max). Both statements are true, in different '
                    'regimes: drawing MANY samples from ONE distribution (Monte Carlo), or ONE sample from each of '
                    'MANY NEW distributions (decoding, where every step brings a new distribution). Below, each '
                    "method is timed in both regimes on this machine, with the notes' cost model drawn through the "
@@ -314,7 +316,7 @@ TEXT = {
                              'absolute, local, per-node) and what they save; sampling a prefix before beam search; '
                              'stochastic beams (k samples without replacement); tuning the thresholds.'),
     'lecture.beam.look': ('Look first at the tree: blue boxes are the beam (the frontier), dashed grey ones were '
-                          'pruned, and the table under it says which rule pruned each.'),
+                          'pruned, and "All candidates considered at this step" under it says which rule pruned each.'),
     'lecture.beam.try0': "The paper's thresholds",
     'lecture.beam.try0.what': ('rp 0.6, ap 2.5, rpl 0.02, mc 3 switched on: count what each rule prunes and whether '
                                'the best answer changes.'),
@@ -415,7 +417,8 @@ TEXT = {
                                       'after an EOS).'),
     'glossary.tau': 'Mean accepted length τ',
     'glossary.tau.text': ("(A + S) / S over S verify steps: tokens emitted per verify step (each one target forward), "
-                          "the target's own token (correction or bonus) included, so plain decoding has τ = 1.00. The "
+                          "the target's own token (correction or bonus) included, so plain decoding would have "
+                          "τ = 1.00 (tables show – for runs that draft nothing). The "
                           'first forward, which reads the prompt and yields one token, is not a verify step: tokens '
                           'per target forward over the whole run (prefill included) is a little lower. Without the '
                           "target's own token it would be A / S, which some engines report instead."),
@@ -526,7 +529,7 @@ TEXT = {
     'p.top_n': 'Tokens shown',
     'p.draws': 'M draws',
     'p.samplers': 'Samplers',
-    'p.pitfall_steps': 'T steps',
+    'p.pitfall_steps': 'n draws',
     'p.step_sampler': 'Sampler',
     'p.max_new': 'Max new tokens',
     'p.cost_budget': 'Time budget per point (s)',
@@ -690,7 +693,9 @@ TEXT = {
                       'were left after the processors, entropy {entropy:.2f} nats.'),
     'sampling.eos': ' End of sequence.',
     'sampling.step.title': 'Distribution at step {n}',
-    'sampling.decoded': '{n} tokens decoded in {s:.2f} s, {forwards} model forwards ({active} target forward).',
+    'sampling.decoded': '{n} {unit} decoded in {s:.2f} s, {forwards} {forward_unit} ({active} target forward).',
+    'unit.model_forward.one': 'model forward',
+    'unit.model_forward.many': 'model forwards',
     'sampling.steps.help': 'One row per step so far: the token drawn, its p (processed and raw), tokens left, entropy.',
     'sampling.pin.mean_p': 'Mean p of the drawn tokens',
     'sampling.pin.distinct': 'Distinct tokens',
@@ -706,7 +711,7 @@ TEXT = {
     'viz.series.fresh noise': 'fresh noise',
     'viz.series.reused noise (bug)': 'reused noise (bug)',
     'viz.step': 'step {n}',
-    'viz.colour': 'colour = {what}',
+    'viz.colour': 'colour = {what}: ',
     'viz.colour.drawn': 'probability the token was drawn with',
     'col.sampler': 'sampler',
     'col.draws': 'draws',
@@ -1110,6 +1115,7 @@ TEXT = {
     'cmp.stale_warning': ("Some columns' settings changed since they ran (marked stale): their numbers belong to the "
                           'old settings. Press **Run all** to measure the current ones.'),
     'cmp.download_table': 'Download the table',
+    'cmp.spec': 'its line in the link: `{spec}`',
     'cmp.glossary': ' Glossary: ',
     'cmp.glossary.end': '.',
     'cmp.g.logprob': 'log-probability',

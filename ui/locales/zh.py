@@ -37,6 +37,8 @@ TEXT = {
     'home.try_button': '试一试',
     'home.footer': '全程的得分都是自然对数概率。每个指标的定义都在它旁边（名称旁的 ?）以及术语表中。',
     'glossary.link': ' [术语表 →](/glossary?lang=zh&term={anchor}#{anchor})',  # a new tab: the language in the link
+    'glossary.term_link': '[{name}](/glossary?lang=zh&term={anchor}#{anchor})',
+    'list.sep': '、',
 
     # 侧边栏及所有页面共享的内容
     'lang.en': 'English',
@@ -97,7 +99,7 @@ TEXT = {
     'sampling.pitfall': ('笔记中的 `GumbelSampler` 在 `__init__` 里**只抽一次**噪声（笔记原话：“Gumbel噪声可以预先计算。”'
                          '代码注释：“# 一次性生成噪声张量”），之后每一步都加上同一份噪声。于是选出的 token 成了 logits'
                          ' 的固定函数：只要分布重复出现，每次都会输出同一个 token。**纠正**：每一步必须使用新的噪声。'
-                         '下面对**同一个**分布采样 T 次。用新噪声时，直方图符合概率；复用噪声时，T 次抽取全部落在同一个'
+                         '下面对**同一个**分布采样 n 次。用新噪声时，直方图符合概率；复用噪声时，n 次抽取全部落在同一个'
                          ' token 上，落在哪一个只取决于随机种子。预先抽好一*块*噪声没有问题，只要每一行只用一次'
                          '（第 2 节可选的 `gumbel-block` 采样器正是这样做的）。'),
     'sampling.stepping': ('每一步运行一次模型（复用它的 KV 缓存），应用上面的处理器，再用所选采样器抽取一个 token。'
@@ -173,7 +175,7 @@ TEXT = {
                    '即使较大的 N 总体更快。'),
     'cost.intro': ('每个解码步骤最后都要从 k = 49,152 个类别中抽取一个 token。笔记列出了从 k 个类别中抽取 n 个样本的三种'
                    '方法（线性扫描 CDF、在 CDF 中二分查找、别名表），随后论证在解码中别名采样“没有任何好处”，并由此引出 Gumbel Max 技巧（笔记的叫法）；'
-                   'torch.multinomial 和指数竞赛与这四种方法一起计时。两种说法都对，只是情形'
+                   'torch.multinomial 和指数竞赛与这四种方法（三种方法加 Gumbel-max）一起计时。两种说法都对，只是情形'
                    '不同：从**一个**分布中抽取**许多**样本（蒙特卡洛），或从**许多个新**分布中各抽**一个**样本（解码，'
                    '每一步都带来新的分布）。下面在本机对每种方法在两种情形下计时，并把笔记的成本模型画过实测点（点线）。'
                    'Vose 方法用两个工作列表以 O(k) 构建别名表（不排序），所以如实的复杂度是 O(k + n)，而不是笔记中的'
@@ -232,7 +234,7 @@ TEXT = {
     'lecture.sampling_cost.try0.what': '点击测量：从**一个**分布多次抽取时，构建一次的东西（二分查找用的 CDF，或别名表）胜过每次抽取都要新噪声的 Gumbel-max；每个**新**分布抽一次时则不然。',
     'lecture.beam.teaches': ('保留 k 个最好的部分答案；Freitag & Al-Onaizan 的剪枝规则（相对、绝对、局部、每节点）及其节省；'
                              '束搜索前先采样前缀；随机束（无放回的 k 个样本）；调整阈值。'),
-    'lecture.beam.look': '先看树：蓝色框是束（前沿），灰色虚线框被剪掉了，下面的表说明每个候选被哪条规则剪掉。',
+    'lecture.beam.look': '先看树：蓝色框是束（前沿），灰色虚线框被剪掉了，下面的“这一步考虑的全部候选”说明每个候选被哪条规则剪掉。',
     'lecture.beam.try0': '论文的阈值',
     'lecture.beam.try0.what': '打开 rp 0.6、ap 2.5、rpl 0.02、mc 3：数一数每条规则剪掉了多少，以及最佳答案是否改变。',
     'lecture.beam.try1': '照字面的相对规则',
@@ -308,7 +310,7 @@ TEXT = {
                                       '之后的不算）。'),
     'glossary.tau': '平均接受长度 τ (mean accepted length)',
     'glossary.tau.text': ('S 个验证步骤上的 (A + S) / S：每个验证步骤（各一次目标前向传递）输出的 token 数，包括目标模型自己的 token（修正或奖励），'
-                          '所以普通解码的 τ = 1.00。第一次前向传递读入提示词并自己产生一个 token，不算验证步骤：按整次运行（含预填充）'
+                          '所以普通解码的 τ 相当于 1.00（不起草的运行在表中显示“–”）。第一次前向传递读入提示词并自己产生一个 token，不算验证步骤：按整次运行（含预填充）'
                           '计算的每次目标前向 token 数会略低一些。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'),
     'glossary.alpha': 'α 与 c（理论）',
     'glossary.alpha.text': ('α：一个草稿 token 被接受的概率，在 N = 1 时实测；c：草稿每个 token 的时间与目标模型每个 token 的'
@@ -406,7 +408,7 @@ TEXT = {
     'p.top_n': '显示的 token 数',
     'p.draws': '抽取次数 M',
     'p.samplers': '采样器',
-    'p.pitfall_steps': '步数 T',
+    'p.pitfall_steps': '抽取次数 n',
     'p.step_sampler': '采样器',
     'p.max_new': '最多新 token 数',
     'p.cost_budget': '每个点的时间预算 (s)',
@@ -538,7 +540,9 @@ TEXT = {
                       '{entropy:.2f} nats。'),
     'sampling.eos': ' 序列结束。',
     'sampling.step.title': '第 {n} 步的分布',
-    'sampling.decoded': '用 {s:.2f} s 解码了 {n} 个 token，{forwards} 次模型前向传递（目标前向传递：{active}）。',
+    'unit.model_forward.one': '次模型前向传递',
+    'unit.model_forward.many': '次模型前向传递',
+    'sampling.decoded': '用 {s:.2f} s 解码了 {n} {unit}，{forwards} {forward_unit}（目标前向传递：{active}）。',
     'sampling.steps.help': '到目前为止每步一行：抽到的 token、它的 p（处理后与原始）、剩余 token 数、熵。',
     'sampling.pin.mean_p': '抽到的 token 的平均 p',
     'sampling.pin.distinct': '不同 token 数',
@@ -554,7 +558,7 @@ TEXT = {
     'viz.series.fresh noise': '新噪声',
     'viz.series.reused noise (bug)': '复用噪声（bug）',
     'viz.step': '第 {n} 步',
-    'viz.colour': '颜色 = {what}',
+    'viz.colour': '颜色 = {what}：',
     'viz.colour.drawn': 'token 被抽中时的概率',
     'col.sampler': '采样器',
     'col.draws': '抽取次数',
@@ -910,6 +914,7 @@ TEXT = {
     'cmp.press_run': '点击 **全部运行**：每一列依次解码提示词（在这台 CPU 上每列约 5-20 s）。',
     'cmp.stale_warning': '有些列在运行后更改了设置（标记为过期）：它们的数字属于旧设置。点击 **全部运行** 测量当前设置。',
     'cmp.download_table': '下载表格',
+    'cmp.spec': '链接中这一列的写法：`{spec}`',
     'cmp.glossary': ' 术语表：',
     'cmp.glossary.end': '。',
     'cmp.g.logprob': '对数概率',
@@ -952,10 +957,10 @@ TEXT = {
     'beam.label.none': '，不剪枝',
     'beam.label.prefix': '，采样前缀 {m}',
     'cmp.state.pinned': '已固定',
-    'cmp.state.fresh': '最新',
+    'cmp.state.fresh': '已更新',
     'cmp.state.stale': '过期：设置已更改，请点击“全部运行”',
     'cmp.state.short.pinned': '已固定',
-    'cmp.state.short.fresh': '最新',
+    'cmp.state.short.fresh': '已更新',
     'cmp.state.short.stale': '过期',
 
     # 对比表中的值
