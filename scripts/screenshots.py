@@ -35,6 +35,8 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "eagle:corpus": ("?eagle_lookup=8&eagle_corpus=true&eagle_tree_view=whole%20tree&tree_auto=false&total_tokens=12"
                      "&tree_depth=3&prompt=Name%20three%20uses%20for%20a%20paper%20clip.", ["Step", "Step", "Step"]),
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
+    "compare:zh": ("?lang=zh&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["全部运行"]),
+    "home:present": ("?present=true", []),
     "eagle:end": ("?eagle_max_new=2", ["Step", "Step"]),  # the budget's last token: said, not drawn as a tree
     "glossary": ("", []),
     "glossary:term": ("?term=tau", []),  # a metric's help link: its entry first
