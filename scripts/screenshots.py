@@ -8,16 +8,14 @@ browser), presses the main buttons, and saves the first screen plus the full pag
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import IDLE, _free_port  # noqa: E402
+from scripts.app_session import app_and_chromium  # noqa: E402
+from tests.browser.conftest import IDLE  # noqa: E402
 
 ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "home": ("", []),
@@ -54,47 +52,27 @@ def main() -> int:
     args = ap.parse_args()
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            for name in args.pages.split(","):
-                query, buttons = ACTIONS[name]
-                page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-                path, _, what = name.partition(":")
-                page.goto(f"{url}/{'' if path == 'home' else path}{query}")
+    with app_and_chromium() as (url, browser):
+        for name in args.pages.split(","):
+            query, buttons = ACTIONS[name]
+            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            path, _, what = name.partition(":")
+            page.goto(f"{url}/{'' if path == 'home' else path}{query}")
+            page.wait_for_timeout(500)
+            page.wait_for_selector(IDLE, timeout=300_000)
+            for label in buttons:
+                page.get_by_role("button", name=label, exact=True).first.click()
                 page.wait_for_timeout(500)
                 page.wait_for_selector(IDLE, timeout=300_000)
-                for label in buttons:
-                    page.get_by_role("button", name=label, exact=True).first.click()
-                    page.wait_for_timeout(500)
-                    page.wait_for_selector(IDLE, timeout=300_000)
-                if what and buttons:  # the result appears below its button: show that screen
-                    page.get_by_role("button", name=buttons[-1], exact=True).first.scroll_into_view_if_needed()
-                    page.mouse.wheel(0, 300)
-                page.wait_for_timeout(800)
-                stem = name.replace(":", "-")
-                page.screenshot(path=str(out / f"{stem}.png"))
-                page.screenshot(path=str(out / f"{stem}-full.png"), full_page=True)
-                print(f"{name}: {out / stem}.png", flush=True)
-                page.context.close()
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+            if what and buttons:  # the result appears below its button: show that screen
+                page.get_by_role("button", name=buttons[-1], exact=True).first.scroll_into_view_if_needed()
+                page.mouse.wheel(0, 300)
+            page.wait_for_timeout(800)
+            stem = name.replace(":", "-")
+            page.screenshot(path=str(out / f"{stem}.png"))
+            page.screenshot(path=str(out / f"{stem}-full.png"), full_page=True)
+            print(f"{name}: {out / stem}.png", flush=True)
+            page.context.close()
     return 0
 
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.conftest import CHROMIUM, IDLE, _free_port  # noqa: E402
+from scripts.app_session import app_and_chromium  # noqa: E402
+from tests.browser.conftest import IDLE  # noqa: E402
 
 PAGES = [("speculative", "?n_auto=false&n_draft=4"), ("eagle", "")]
 STEP = re.compile(r"draft (\d+) ms, target (\d+) ms")
@@ -37,46 +36,28 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     for run in range(args.runs):
-        port = _free_port()
-        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                                   "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=args.root,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(240):
-                try:
-                    urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-                    break
-                except OSError:
-                    time.sleep(0.5)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                            args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-                for path, query in PAGES:
-                    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
-                    page.goto(f"{url}/{path}{query}")
-                    page.wait_for_timeout(500)
+        with app_and_chromium(args.root) as (url, browser):
+            for path, query in PAGES:
+                page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+                page.goto(f"{url}/{path}{query}")
+                page.wait_for_timeout(500)
+                page.wait_for_selector(IDLE, timeout=300_000)
+                pairs = []
+                for _ in range(args.steps):
+                    page.get_by_role("button", name="Step", exact=True).first.click()
+                    page.wait_for_timeout(300)
                     page.wait_for_selector(IDLE, timeout=300_000)
-                    pairs = []
-                    for _ in range(args.steps):
-                        page.get_by_role("button", name="Step", exact=True).first.click()
-                        page.wait_for_timeout(300)
-                        page.wait_for_selector(IDLE, timeout=300_000)
-                        found = STEP.findall(page.inner_text("body"))
-                        pairs.append(tuple(map(int, found[-1])) if found else None)
-                        time.sleep(1.0)
-                    later = [x for x in pairs[1:] if x]
-                    if later:
-                        print(f"run {run + 1} {path}: median draft {statistics.median(a for a, _ in later):.0f} ms, "
-                              f"target {statistics.median(b for _, b in later):.0f} ms (steps 2-{args.steps}); "
-                              f"every step {pairs}", flush=True)
-                    else:
-                        print(f"run {run + 1} {path}: no step timing found on the page", flush=True)
-                    page.context.close()
-                browser.close()
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+                    found = STEP.findall(page.inner_text("body"))
+                    pairs.append(tuple(map(int, found[-1])) if found else None)
+                    time.sleep(1.0)
+                later = [x for x in pairs[1:] if x]
+                if later:
+                    print(f"run {run + 1} {path}: median draft {statistics.median(a for a, _ in later):.0f} ms, "
+                          f"target {statistics.median(b for _, b in later):.0f} ms (steps 2-{args.steps}); "
+                          f"every step {pairs}", flush=True)
+                else:
+                    print(f"run {run + 1} {path}: no step timing found on the page", flush=True)
+                page.context.close()
     return 0
 
 
