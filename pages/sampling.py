@@ -106,9 +106,10 @@ def step_through(lab, strategy, run, prompt_ids):
         chart(st, distribution_figure(rec.top_texts, rec.top_raw, rec.top_processed,
                                             title=t("sampling.step.title", n=rec.index + 1)), "sampling-step",
               width="stretch")
+        forwards = dec.target_forwards
         st.caption(t("sampling.decoded", n=len(dec.tokens), unit=token_unit(len(dec.tokens)), s=dec.wall_s,
-                     forwards=dec.target_forwards, active=dec.target.active,
-                     forward_unit=t("unit.model_forward.one" if dec.target_forwards == 1 else "unit.model_forward.many")))
+                     forwards=forwards, active=dec.target.active,
+                     forward_unit=t("unit.model_forward.one" if forwards == 1 else "unit.model_forward.many")))
         probs = [r.prob for r in hist]
         download_run("sampling", lab, strategy, run, dec, step_rows(hist),
                      t("sampling.steps.help"))

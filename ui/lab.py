@@ -125,8 +125,8 @@ button p { white-space: normal !important; overflow-wrap: anywhere; }
   text-overflow: clip !important; }
 [data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
-[data-testid="stSidebar"] [data-testid="stHorizontalBlock"] [data-testid="stSelectbox"] input { font-size: 0.7rem !important; padding-left: 0.3rem !important;
-  padding-right: 0 !important; }
+[data-testid="stSidebar"] [data-testid="stHorizontalBlock"] [data-testid="stSelectbox"] input {
+  font-size: 0.7rem !important; padding-left: 0.3rem !important; padding-right: 0 !important; }
 </style>"""  # the last five: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
 # page list "Speculative de…", Home's links "Open th", the sidebar's dtype "float3"
 

@@ -225,8 +225,9 @@ TEXT = {
                    'list three ways to draw n samples from k categories (a linear scan of the CDF, binary search in '
                    'it, the alias table), then argue that in decoding the alias '
                    'table "buys nothing" and motivate the Gumbel-max trick; torch.multinomial and '
-                   'the exponential race are timed beside those four (the three and Gumbel-max). Both statements are true, in different '
-                   'regimes: drawing MANY samples from ONE distribution (Monte Carlo), or ONE sample from each of '
+                   'the exponential race are timed beside those four (the three and Gumbel-max). Both statements '
+                   'are true, in different regimes: drawing MANY samples from ONE distribution (Monte Carlo), or '
+                   'ONE sample from each of '
                    'MANY NEW distributions (decoding, where every step brings a new distribution). Below, each '
                    "method is timed in both regimes on this machine, with the notes' cost model drawn through the "
                    "measured points (dotted). Vose's method builds the alias table in O(k) with two work lists (no "
