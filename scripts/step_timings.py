@@ -33,8 +33,6 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=7)
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
     for run in range(args.runs):
         with app_and_chromium(args.root) as (url, browser):
             for path, query in PAGES:

@@ -42,6 +42,7 @@ def _with_shown_names(catalogue: dict) -> dict:
 CATALOGUES = {"en": _with_shown_names(en.TEXT), "zh": _with_shown_names(zh.TEXT)}
 DEFAULT = "en"
 KEY = "lang"  # session-state and link key
+DRAWN, CHOICE_KEYS = "_lang_drawn", "_i18n_choice_keys"  # the language of the last run; see translated_choices
 
 
 def lang() -> str:
@@ -114,9 +115,6 @@ def seed() -> str:
                 ss[key] = ss[key]
     ss[DRAWN] = ss[KEY]
     return ss[KEY]
-
-
-DRAWN, CHOICE_KEYS = "_lang_drawn", "_i18n_choice_keys"
 
 
 def translated_choices(key: str) -> str:
