@@ -12,6 +12,7 @@ EN: dict[str, str] = {
     "core.cost.beats": "n draws from one distribution (k = {k:,}): {method} beats Gumbel-max from n = {n:,} on.",
     "core.cost.fastest": "one draw per new distribution, batch {batch} (k = {k:,}): fastest is {method}{extra}.",
     "core.cost.alias_extra": "; the alias table (rebuilt per row) takes {ratio:.0f}× as long",
+    "core.cost.skipped": "skipped: predicted {seconds:.1f} s",
     "core.method.linear-scan": "linear scan",
     "core.method.binary-search": "binary search",
     "core.method.alias": "alias",

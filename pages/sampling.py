@@ -49,7 +49,7 @@ def render() -> None:
     with st.expander(t("sampling.rules.title"), expanded=False):
         st.markdown(t("sampling.rules"))
         st.latex(r"p_i = \frac{\exp(\ell_i / T)}{\sum_j \exp(\ell_j / T)} \qquad "
-                 r"\text{min-p keeps } i \iff p_i \ge \text{min\_p}\cdot\max_j p_j")
+                 rf"\text{{{t('sampling.minp_keeps')} }} i \iff p_i \ge \text{{min\_p}}\cdot\max_j p_j")
 
     st.header(t("sampling.h2"))
     st.markdown(t("sampling.gumbel"))

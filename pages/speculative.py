@@ -79,7 +79,8 @@ def controls(lm) -> Speculative:
     source = ss.draft_model.strip() if ss.draft_source == "model" else ss.draft_source
     n = "auto" if ss.n_auto and source == "embedded" else ss.n_draft
     raw = st.query_params.get("n_draft")
-    if raw is not None and n == "auto" and not ss.get("_spec_link_n_said"):  # once: the link's N is not the N run
+    # once, and only where the link's N is not the N run: the page itself writes the N it chose into the address
+    if raw is not None and n == "auto" and raw != str(ss.n_draft) and not ss.get("_spec_link_n_said"):
         ss["_spec_link_n_said"] = True
         st.info(t("spec.link_n_auto", raw=params.echo(raw), toggle=t("p.n_auto")), icon=":material/info:")
     stop = ss.stop_below if ss.draft_source != "prompt-lookup" else 0.0

@@ -35,6 +35,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "compare:zh": ("?lang=zh&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["全部运行"]),
     "home:present": ("?present=true", []),
+    "compare:present": ("?present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "eagle:end": ("?eagle_max_new=2", ["Step", "Step"]),  # the budget's last token: said, not drawn as a tree
     "glossary": ("", []),
     "glossary:term": ("?term=tau", []),  # a metric's help link: its entry first

@@ -116,7 +116,12 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
 [data-testid="stCaptionContainer"] { font-size: 1.0rem; }
 [data-testid="stMetricValue"] { font-size: 2.6rem; }
-[data-testid="stDataFrame"] { font-size: 1.05rem; }
+[data-testid="stTable"] table { font-size: 1.0rem; width: max-content !important; table-layout: auto !important; }
+[data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
+[data-testid="stTable"] th, [data-testid="stTable"] th * { white-space: normal !important; }
+[data-testid="stTable"] tr > :first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
+[data-testid="stTable"] thead tr > :first-child { background: #f8f9fb; }
+[data-testid="stTable"] div { scrollbar-width: auto !important; scrollbar-color: #8a93a6 #eef0f4 !important; }
 h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { font-size: 1.6rem !important; }
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
@@ -125,10 +130,13 @@ button p { white-space: normal !important; overflow-wrap: anywhere; }
   text-overflow: clip !important; }
 [data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
+.katex-display { overflow-x: auto; overflow-y: hidden; } .katex-display > .katex { font-size: 0.9em !important; }
+[data-testid="stCheckbox"] label * { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; }
 [data-testid="stSidebar"] [data-testid="stHorizontalBlock"] [data-testid="stSelectbox"] input {
   font-size: 0.7rem !important; padding-left: 0.3rem !important; padding-right: 0 !important; }
-</style>"""  # the last five: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
-# page list "Speculative de…", Home's links "Open th", the sidebar's dtype "float3"
+</style>"""  # the last six: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
+# page list "Speculative de…", Home's links "Open th", a switch "Relativ…" (Chinese: "自…"), the sidebar's dtype "float3"
 
 
 def lab() -> Lab:
@@ -207,15 +215,34 @@ def open_page(page: str, controls=None) -> tuple[Lab, list[int]]:
     return lab_, prompt_ids
 
 
+PRESENT_TABLE_ROWS = 30
+
+
 def table(where, rows: list[dict], pin: str | None = None, **kw) -> None:
     """``where.dataframe`` of table rows with the headers and the words in the cells in the session's language
     (``col.<header>``, ``cell.<word>`` in the catalogue; a core ``Msg`` by its id); the rows themselves, and
     their CSV downloads, keep the stable English keys and words. ``pin``: a column (its English key) that stays
-    in view while the table scrolls sideways."""
+    in view while the table scrolls sideways. In presentation mode a table of at most ``PRESENT_TABLE_ROWS`` rows is
+    an HTML table instead: the dataframe draws on a canvas in 14 px text that no page style reaches (CSS zoom left
+    the canvas at its unzoomed width), where the HTML table's text follows the presentation sizes and wraps."""
+    shown = [{header(k): cell(k, v) for k, v in row.items()} for row in rows]
+    if st.session_state.get("present") and len(rows) <= PRESENT_TABLE_ROWS:
+        where.table([{k: _present_cell(v) for k, v in row.items()} for row in shown], hide_index=True)
+        return
     if pin is not None:
         kw["column_config"] = {header(pin): st.column_config.Column(pinned=True), **kw.get("column_config", {})}
-    where.dataframe([{header(k): cell(k, v) for k, v in row.items()} for row in rows], hide_index=True,
-                    **{"width": "stretch", **kw})
+    where.dataframe(shown, hide_index=True, **{"width": "stretch", **kw})
+
+
+def _present_cell(value):
+    """A cell of the presentation mode's HTML table: numbers as the rows rounded them (st.table pads every float to
+    four decimals: "1.5300"), None as "–", a truth value as ✓ / ✗ (the dataframe draws a check box; st.table
+    wrote "false")."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    return str(value) if isinstance(value, float) else value
 
 
 WORD_COLUMNS = {"status", "regime", "method", "result", "source", "ends", "sampler"}  # cells that are words
@@ -246,10 +273,62 @@ def need_prompt(lab_: Lab) -> list[int]:
     return lab_.prompt_ids
 
 
+TITLE_COLS = 46  # characters of a presentation-mode chart title per line (22 px type; a chart can be half the page)
+TITLE_LINE_PX = 28
+
+
+def wrap_text(text: str, cols: int) -> list[str]:
+    """``text`` in lines of at most ``cols`` columns (a CJK character counts two), broken at spaces or between CJK
+    characters; a word longer than a line stays whole."""
+    lines, line, width, cut = [], "", 0, -1  # cut: where the current line may break (index into line)
+    for ch in text:
+        w = 2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
+        if width + w > cols and cut > 0:
+            head, line = line[:cut].rstrip(), line[cut:].lstrip()
+            lines.append(head)
+            width = sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in line)
+            cut = -1
+        line += ch
+        width += w
+        if ch == " " or w == 2:
+            cut = len(line)
+    if line.strip():
+        lines.append(line.strip())
+    return lines
+
+
+def _wrap_titles(fig) -> None:
+    """Presentation mode: the chart's title and its subplots' titles wrapped to fit (at 22 / 17 px they ran off the
+    chart's right edge or into each other), with the top margin grown by the added lines."""
+    extra = 0
+    title = fig.layout.title.text
+    if title and "<br>" not in title:
+        lines = wrap_text(title, TITLE_COLS)
+        fig.update_layout(title_text="<br>".join(lines))
+        extra = len(lines) - 1
+    tops = [a for a in fig.layout.annotations if a.yref == "paper" and a.y is not None and a.y >= 0.99 and a.text
+            and a.yanchor == "bottom"]  # make_subplots' titles
+    for a in tops:
+        lines = wrap_text(a.text, max(16, int(TITLE_COLS * 1.2) // len(tops)))
+        a.text = "<br>".join(lines)
+        extra = max(extra, len(lines) - 1)
+    if extra:
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
+        grow = (TITLE_LINE_PX + 26) * extra  # a line, and room between the title and a legend above the plot
+        fig.update_layout(margin_t=top + grow)
+        if fig.layout.height:
+            fig.update_layout(height=fig.layout.height + grow)
+            t_ = fig.layout.title
+            if t_.yref == "container" and t_.yanchor == "top" and t_.y is not None:  # plotly stacks extra lines upward
+                fig.update_layout(title_y=t_.y - TITLE_LINE_PX * (len(wrap_text(title, TITLE_COLS)) - 1)
+                                  / fig.layout.height)
+
+
 def chart(where, fig, name: str | None = None, **kw) -> None:
     """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector).
     ``name`` (unique on the page, stable: the file name and the widgets' keys) adds a "Download figure" popover
-    under the chart (PNG, SVG: ui/export.py)."""
+    under the chart (PNG, SVG: ui/export.py). Plotly's toolbar is off: on hover it covered the end of a chart's title
+    (longer in Chinese and in presentation mode); dragging still zooms and a double click resets the axes."""
     if st.session_state.get("present"):
         import plotly.graph_objects as go
 
@@ -259,6 +338,13 @@ def chart(where, fig, name: str | None = None, **kw) -> None:
         fig.update_xaxes(tickfont_size=15, title_font_size=17)
         fig.update_yaxes(tickfont_size=15, title_font_size=17)
         fig.update_annotations(font_size=17)
+        _wrap_titles(fig)
+    if "config" not in kw:
+        from viz.export import figure_problem
+
+        # without a Chromium for the "Download figure" menu, the toolbar's camera is the way to keep a chart
+        kw["config"] = ({"modeBarButtons": [["toImage"]], "displaylogo": False} if figure_problem()
+                        else {"displayModeBar": False})
     where.plotly_chart(fig, **kw)
     if name:
         from ui.export import figure_downloads

@@ -191,7 +191,10 @@ def depth_figure(by_method: dict[str, list[float]]) -> go.Figure:
     for name, rates in by_method.items():
         fig.add_trace(go.Bar(x=list(range(1, len(rates) + 1)), y=rates, name=name,
                              hovertemplate=t("viz.eagle.depth_hover")))
-    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10), font=dict(size=14),
+    # the legend under the plot: the methods' names with their settings are long, and at the side they squeezed the
+    # bars into a strip (presentation mode: ~80 px)
+    fig.update_layout(barmode="group", height=380, margin=dict(l=10, r=10, t=40, b=10), font=dict(size=14),
+                      legend=dict(orientation="h", x=0, xanchor="left", y=-0.22, yanchor="top"),
                       title=t("viz.eagle.per_depth"), xaxis_title=t("viz.eagle.depth_d"),
                       yaxis=dict(title=t("viz.eagle.share"), tickformat=".0%", range=[0, 1]))
     return fig

@@ -139,3 +139,18 @@ def test_a_columns_choices_read_as_words_in_both_languages():
         n = at.selectbox(key="cmp3_speculative_n_draft")
         assert n.value == 1 and "1" in n.options and not any(o in ("yes", "是") for o in n.options)
         assert not at.exception
+
+
+def test_presentation_mode_shows_the_table_as_text_that_the_projector_styles_enlarge():
+    """The dataframe draws on a canvas in 14 px whatever the page's CSS says; in presentation mode a short table is
+    an HTML table (ui.lab.table), with the numbers as the rows rounded them, not st.table's four decimals."""
+    at = open_app("pages/compare.py", {**LINK, "cmp_cols": "2", "present": "true"})
+    next(b for b in at.button if b.label == "Run all").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.dataframe
+    table = at.table[0].value.set_index("strategy")
+    assert list(table.index) == ["1 · greedy", "2 · beam search"]
+    assert table.loc["1 · greedy", "speed-up"] == "1.00 (reference)"
+    rate = table.loc["2 · beam search", "tokens/s"]
+    assert isinstance(rate, str) and re.fullmatch(r"\d+(\.\d{1,2})?", rate), rate
+    assert any("[data-testid=\"stTable\"] table" in h.proto.body for h in at.get("html"))

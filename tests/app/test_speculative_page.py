@@ -179,12 +179,17 @@ def test_a_copy_weight_out_of_range_in_the_link_is_refused():
 
 def test_a_links_n_under_the_device_sizing_says_it_is_not_the_n_run():
     """?n_draft=999 is refused (out of range) and ?n_draft=3 kept in the slider, but with "Size N for this device"
-    on the page runs the N it measures: it says so once, naming the link's value."""
-    for raw in ("999", "3"):
+    on the page runs the N it measures: it says so once, naming the link's value. A link that carries the N the
+    sizing chose (the page writes it into the address) says nothing."""
+    chosen = open_app(PAGE).slider(key="n_draft").value
+    other = str(3 if chosen != 3 else 4)
+    for raw in ("999", other):
         at = open_app(PAGE, {"n_draft": raw})
         said = [i.value for i in at.info if "is not used while" in i.value]
         assert len(said) == 1 and f"N = '{raw}'" in said[0] and "Size N for this device" in said[0]
         at.run()
         assert not any("is not used while" in i.value for i in at.info)  # once
+    at = open_app(PAGE, {"n_draft": str(chosen)})
+    assert not any("is not used while" in i.value for i in at.info) and at.slider(key="n_draft").value == chosen
     at = open_app(PAGE, {"n_draft": "3", "n_auto": "false"})
     assert not any("is not used while" in i.value for i in at.info) and at.slider(key="n_draft").value == 3

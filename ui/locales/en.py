@@ -302,7 +302,7 @@ TEXT = {
     'lecture.sampling.try1.what': ('Temperature 2.0: unlikely tokens gain mass; step through the text and watch it '
                                    'wander.'),
     'lecture.sampling.try2': 'The reused-noise bug',
-    'lecture.sampling.try2.what': ('Section 3 with 2,000 steps: Gumbel noise drawn once and reused keeps picking the '
+    'lecture.sampling.try2.what': ('Section 3 with n = 2,000 draws: Gumbel noise drawn once and reused keeps picking the '
                                    'same token; fresh noise matches the distribution.'),
     'lecture.sampling_cost.teaches': ("What drawing one token costs: the notes' table (linear scan, binary search, "
                                       'alias table, Gumbel-max) measured in both regimes, many draws from one '
@@ -537,7 +537,7 @@ TEXT = {
     'p.cost_budget.help': ("A point whose time, predicted from the method's cost model and its last measured point, "
                            'is over this is skipped (and marked so). A larger budget measures more points and takes '
                            'longer.'),
-    'p.cost_n': 'n for the chart against k',
+    'p.cost_n': 'Draws n in the second chart (cost against k)',
     'p.draft_source': 'Draft',
     'p.draft_source.embedded': 'shipped draft',
     'p.draft_source.prompt-lookup': 'prompt lookup (n-gram copy)',
@@ -680,13 +680,14 @@ TEXT = {
     'sampling.m.top': 'Top token p',
     'sampling.m.entropy_raw': 'Entropy raw',
     'sampling.m.entropy': 'Entropy processed',
+    'sampling.minp_keeps': 'min-p keeps',
     'sampling.rules.title': 'The rules, in plain words and in symbols',
     'sampling.h2': '2 · Draw M samples: Gumbel-max against softmax + multinomial',
     'sampling.draw': 'Draw samples',
     'sampling.drawing': 'Drawing {n:,} samples with each sampler…',
     'sampling.draw.info': 'Press **Draw samples** to draw from the processed distribution above.',
     'sampling.h3': '3 · The pitfall: Gumbel noise drawn once and reused',
-    'sampling.reused.title': '{steps} steps on one distribution',
+    'sampling.reused.title': 'n = {steps} draws from one distribution',
     'sampling.distinct': 'Distinct tokens drawn: **{fresh}** with fresh noise, **{reused}** with reused noise.',
     'sampling.h4': '4 · A sampled continuation, step by step',
     'sampling.no_tokens': '_No tokens yet: press **Step**._',
@@ -972,8 +973,8 @@ TEXT = {
     'col.result': 'result',
     'col.rule': 'rule',
     "col.TV distance to the target's p": "TV distance to the target's p",
-    'col.tau': 'tau',
-    'col.tau (theory)': 'tau (theory)',
+    'col.tau': 'τ',
+    'col.tau (theory)': 'τ (theory)',
     'col.acceptance': 'acceptance',
     'col.speed-up': 'speed-up',
     'col.speed-up sd': 'speed-up sd',
@@ -996,7 +997,7 @@ TEXT = {
     'viz.eagle.causal_mask': 'Plain causal mask of the same tokens (wrong here)',
     'viz.eagle.step': 'step',
     'viz.eagle.cost': 'Cost of one target forward over T tokens (measured here)',
-    'viz.eagle.expected': 'Expected tokens/s by draft size (tau ÷ step cost)',
+    'viz.eagle.expected': 'Expected tokens/s by draft size (τ ÷ step cost)',
     'viz.eagle.verify': 'verify pass',
     'viz.eagle.separate': 'T separate forwards',
     'viz.eagle.depth': 'depth {d}',
@@ -1199,6 +1200,8 @@ TEXT = {
     # words in table cells (ui/lab.py cell: columns status, regime, method, result)
     'cell.pruned': 'pruned',
     'cell.finished': 'finished',
+    'cell.off-top-k': 'off-top-k',
+    'cell.carried': 'carried',
     'cell.kept': 'kept',
     'cell.length-limit': 'length-limit',
     'cell.sampled prefix': 'sampled prefix',

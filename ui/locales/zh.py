@@ -139,7 +139,7 @@ TEXT = {
     'eagle.sizing': ('树越大，每步接受的 token 越多，但目标模型对 T 个 token 的验证传递并不免费：在 GPU 上，直到几十个'
                      ' token 的代价都和一个 token 差不多；在 CPU 上它随 T 增长：使用分块内核（每个权重只读一次，供所有行共用）时，到约 8 个 token 为止增长很慢，之后更快（左：在本机实测，取迄今每次测量中最快的值）。草稿头在每种规模下的'
                      '平均接受长度 τ 已在留出指令上测过一次（见其清单 manifest）；除以每种规模在此处的成本，得到预期的'
-                     ' tokens/s（右），并采用最优规模：**{total} 个 token，深度 {depth}**。这是用来给各规模排序的上限估计：前向之外的工作（建树、维护缓存）没有计入，所以上面*测量*得到的 tokens/s 会更少。关闭*自动规模*可以自己选择。'),
+                     ' token/秒（右），并采用最优规模：**{total} 个 token，深度 {depth}**。这是用来给各规模排序的上限估计：前向之外的工作（建树、维护缓存）没有计入，所以上面*测量*得到的 token/秒 会更少。关闭*自动规模*可以自己选择。'),
     'eagle.why1': ('目标模型最后的隐藏状态 **f**（最终归一化之后）就是它的 LM head 变成 token 概率的东西。EAGLE 的草稿头'
                    '从当前特征学习下一个特征：特征在相邻位置之间平滑变化，单层就能跟上；而小型 *token* 模型必须独立学会'
                    '整个语言。下一个特征取决于实际选中的 token（同一个特征之后，“I am” 和 “I will” 通向不同的未来），'
@@ -153,14 +153,14 @@ TEXT = {
                    '永远不会与目标模型的完全相同。EAGLE-1 只用真实特征训练，误差随深度累积；EAGLE-3 训练时把自己展开'
                    '若干步并回灌自己的输出，和起草时完全一样。要看效果，可在上方把草稿头在 EAGLE-1 与 EAGLE-3 之间切换：下面训练所得草稿头的数字给出它在留出数据上每个深度与目标模型的一致率，上方的*测量*则画出这个提示词按深度的接受率。'),
     'eagle.cmp': ('同一提示词、长度、设备和数据类型，现在在本会话中实测（贪婪，所以三者产生相同的文本）。'
-                  '加速比 = tokens/s ÷ 普通目标解码的 tokens/s。每次点击只为每种方法计时一次短运行：在双核 CPU 上，'
+                  '加速比 = token/秒 ÷ 普通目标解码的 token/秒。每次点击只为每种方法计时一次短运行：在双核 CPU 上，'
                   '相近的加速比在两次点击之间可能互换名次，排名之前请再测一次。'),
     'eagle.depth': '对于链（推测性解码），深度 d 是第 d 个草稿；对于树，是被接受路径上的第 d 个节点。树在每个深度同时检查多个猜测，所以在它具有的每个深度上有更多步被接受；为这台 CPU 选定的树较浅（深度写在名称里），因此 N 个草稿的链可能走得更远。',
     'compare.intro': ('为每一列选择策略并打开它的**设置**（贪婪；带处理器和采样器的采样；带或不带剪枝和采样前缀的束搜索；'
                       '随机束；带草稿、规则和 N 的推测性解码；带草稿头和树的 EAGLE）。每一列用相同的随机种子和长度依次'
                       '解码同一提示词。第 1 列是加速比和“文本相同”的参照。运行后更改了设置的列会标记为**过期**；**固定**'
                       '的列在其他列重新运行时保留结果。整个对比都在链接里。'),
-    'compare.chart': ('每列一根柱。tokens/s：本机上的解码速度（越高越快）。log p(output)：目标模型认为整个输出有多大可能'
+    'compare.chart': ('每列一根柱。token/秒：本机上的解码速度（越高越快）。log p(output)：目标模型认为整个输出有多大可能'
                       '（越接近 0 越可能；束搜索使它最大）。distinct-2：不同二元组 / 全部二元组（越低重复越多）。τ：'
                       '起草类策略每次目标前向传递产出的 token 数（不适用处没有柱）。'),
     'compare.caption': ('墙钟时间只计解码（模型之前已加载并预热）。τ = (接受数 + 验证步数) / 验证步数。当设置为贪婪时，贪婪、'
@@ -226,7 +226,7 @@ TEXT = {
     'lecture.sampling.try1': '变平坦',
     'lecture.sampling.try1.what': '温度 2.0：不太可能的 token 获得更多概率；逐步生成文本，看它如何跑偏。',
     'lecture.sampling.try2': '复用噪声的 bug',
-    'lecture.sampling.try2.what': '第 3 节，2,000 步：只抽一次并复用的 Gumbel 噪声一直选出同一个 token；新噪声符合分布。',
+    'lecture.sampling.try2.what': '第 3 节，抽取 n = 2,000 次：只抽一次并复用的 Gumbel 噪声一直选出同一个 token；新噪声符合分布。',
     'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样即线性扫描、二分查找、别名采样、Gumbel-max）'
                                       '在两种情形下实测：从一个分布多次抽取，以及每个新分布抽取一次。'),
     'lecture.sampling_cost.look': '先看曲线在哪里相交：哪种抽取方式最便宜，取决于有多少次抽取共享同一个分布。',
@@ -317,7 +317,7 @@ TEXT = {
                             '时间之比。理论加速比 (1 − α^(N+1)) / ((1 − α)(N c + 1)) 假设各次接受相互独立，且一次验证传递的代价'
                             '等于一次前向传递。'),
     'glossary.speed-up': '加速比（同一次运行中实测，speed-up）',
-    'glossary.speed-up.text': ('该方法的 tokens/s ÷ 对同一提示词、长度、设备和数据类型的普通目标解码的 tokens/s，在同一会话中'
+    'glossary.speed-up.text': ('该方法的 token/秒 ÷ 对同一提示词、长度、设备和数据类型的普通目标解码的 token/秒，在同一会话中'
                                '计时（这里：紧挨着运行），从不与别处的数字比较。'),
     'glossary.token-tree': 'token 树、树注意力掩码 (token tree, tree attention mask)',
     'glossary.token-tree.text': ('EAGLE 以树的形式一次起草多个续写；目标模型在一次前向传递中验证全部，每个节点只关注前缀、'
@@ -388,7 +388,7 @@ TEXT = {
     'p.tree_kind.static': '静态 (static)',
     'p.tree_kind.dynamic': '动态 (dynamic)',
     'p.tree_auto': '自动规模',
-    'p.tree_auto.help': ('选择使此处预期 tokens/s 最大的总 token 数和深度：草稿头在每种规模下的留出平均接受长度（见其清单）'
+    'p.tree_auto.help': ('选择使此处预期 token/秒 最大的总 token 数和深度：草稿头在每种规模下的留出平均接受长度（见其清单）'
                          '除以该规模在本机实测的成本（T 个 token 的验证传递 + depth 层草稿）。'),
     'p.tree_top_k': '每节点 top-k',
     'p.tree_depth': '深度',
@@ -413,7 +413,7 @@ TEXT = {
     'p.max_new': '最多新 token 数',
     'p.cost_budget': '每个点的时间预算 (s)',
     'p.cost_budget.help': '若按方法的成本模型及其上一个实测点预测某点的时间超过此值，则跳过该点（并标注）。预算越大，测的点越多，用时越长。',
-    'p.cost_n': '对 k 作图时的 n',
+    'p.cost_n': '第二张图（成本随 k 变化）的抽取次数 n',
     'p.draft_source': '草稿 (draft)',
     'p.draft_source.embedded': '自带的草稿模型',
     'p.draft_source.prompt-lookup': '提示查找（复制 n 元组）',
@@ -439,7 +439,7 @@ TEXT = {
     'p.stop_below.help': ('0 = 草稿模型每步总是提出 N 个 token。大于 0 时，一旦草稿模型给某个 token 的概率 q(y) 低于此值，'
                           '就在这个 token 之后停止起草，少在没把握的猜测上浪费计算（transformers 的辅助生成默认这样做，阈值 0.4）。'
                           '此时 N 是最多起草的长度。每种验证规则都仍然精确：是否停止只看草稿模型自己的 q，不看目标模型。'),
-    'p.n_auto.help': ('对自带的草稿模型：使此处预期 tokens/s 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单，'
+    'p.n_auto.help': ('对自带的草稿模型：使此处预期 token/秒 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单，'
                       '按当前的复制权重和链旁的树测得）以及本机实测的 N 步草稿加一次验证传递（N + 1 个 token；加上树时取其平均大小）的成本。'),
     'p.rule': '验证准则',
     'p.rule.greedy': '贪婪匹配',
@@ -526,13 +526,14 @@ TEXT = {
     'sampling.m.top': '最高 token 的 p',
     'sampling.m.entropy_raw': '原始分布的熵',
     'sampling.m.entropy': '处理后分布的熵',
+    'sampling.minp_keeps': 'min-p 保留',
     'sampling.rules.title': '规则：文字与公式',
     'sampling.h2': '2 · 抽取 M 个样本：Gumbel-max 对比 softmax + 多项式采样 (multinomial)',
     'sampling.draw': '抽取样本',
     'sampling.drawing': '每个采样器抽取 {n:,} 个样本…',
     'sampling.draw.info': '点击 **抽取样本**，从上面处理后的分布中抽取。',
     'sampling.h3': '3 · 陷阱：只抽一次并反复使用的 Gumbel 噪声',
-    'sampling.reused.title': '同一分布上的 {steps} 步',
+    'sampling.reused.title': '从同一分布抽取 n = {steps} 次',
     'sampling.distinct': '抽到的不同 token 数：新噪声 **{fresh}** 个，复用噪声 **{reused}** 个。',
     'sampling.h4': '4 · 逐步采样的续写',
     'sampling.no_tokens': '_还没有 token：点击 **单步**。_',
@@ -732,12 +733,12 @@ TEXT = {
     'spec.sampling_settings': '采样设置（目标模型与草稿模型）',
     'spec.type_draft': '在上面输入草稿模型的 id 或文件夹，或选择自带的草稿模型 / 提示查找。',
     'spec.rest_works': '应用的其他部分照常工作；提示查找不需要草稿模型。',
-    'spec.sized': '按本设备选择：N = {n}（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。如何选出',
+    'spec.sized': '按本设备选择：N = {n}（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} token/秒）。如何选出',
     'spec.n_reason': 'N = {n}：{reason}。',
     'spec.h.sweep': '草稿该多长？实测与理论对比',
     'spec.run_sweep': '运行扫描',
     'spec.per_forward': '每次目标前向传递的 token 数',
-    'spec.speedup_axis': 'tokens/s ÷ 普通解码 tokens/s（×）',
+    'spec.speedup_axis': 'token/秒 ÷ 普通解码 token/秒（×）',
     'spec.speedup_title': '相对普通解码的加速比',
     'spec.level': 'N = {ns}：落在 N = {n} 各次重复的波动范围内（两者的 ± 一个标准差重叠），所以这次扫描分不出高下；增加重复次数才能区分。',
     'spec.measured': '实测 α = **{alpha:.2f}**，c = **{c:.2f}**。实测最佳 N = **{n}**（{speedup:.2f}×）。',
@@ -777,7 +778,7 @@ TEXT = {
     'spec.m.tokens_time': 'token 数 / 墙钟时间',
     'spec.timing_plain': '正在为同样长度的普通目标解码计时…',
     'spec.m.speedup': '加速比（实测）',
-    'spec.m.speedup.help': '本次运行的 tokens/s ÷ 普通目标解码的 tokens/s，同一提示词、长度、设备和数据类型，在本会话中实测',
+    'spec.m.speedup.help': '本次运行的 token/秒 ÷ 普通目标解码的 token/秒，同一提示词、长度、设备和数据类型，在本会话中实测',
     'spec.m.plain': '普通解码',
     'spec.engines': '各推理引擎对“接受”的含义并不一致：本页两者都显示。τ 计入目标模型自己添加的 token；接受率不计入。',
     'spec.steps.help': '到目前为止的每一步：每个草稿 token（q、p、检验、接受或拒绝），然后是目标模型自己的 token。',
@@ -813,7 +814,7 @@ TEXT = {
     'viz.eagle.causal_mask': '相同 token 的普通因果掩码（此处是错的）',
     'viz.eagle.step': '训练步',
     'viz.eagle.cost': '目标模型对 T 个 token 一次前向传递的成本（此处实测）',
-    'viz.eagle.expected': '按草稿规模的预期 tokens/s（τ ÷ 单步成本）',
+    'viz.eagle.expected': '按草稿规模的预期 token/秒（τ ÷ 单步成本）',
     'viz.eagle.verify': '验证传递',
     'viz.eagle.separate': 'T 次单独的前向传递',
     'viz.eagle.depth': '深度 {d}',
@@ -821,7 +822,7 @@ TEXT = {
     'viz.eagle.tree_size': '树的规模（验证的 token 数）',
     'viz.eagle.chain': '链',
     'viz.eagle.t': 'T（前向传递中的新 token 数）',
-    'viz.eagle.tps': '预期 tokens/s',
+    'viz.eagle.tps': '预期 token/秒',
     'viz.eagle.depth_hover': '深度 %{x}：%{y:.0%}<extra></extra>',
     'viz.eagle.per_depth': '按深度的接受率：被接受路径达到深度 d 的步骤比例',
     'viz.eagle.depth_d': '深度 d',
@@ -832,7 +833,7 @@ TEXT = {
                      '这在 CPU 上要花时间。自动规模会把这些 token 计入（τ 表是带分支测的）；在这台 CPU 上加分支与只用树实测持平，所以默认关闭。'),
     'eagle.sampling_settings': '采样设置',
     'eagle.others_work': '其他页面照常工作。这些草稿头只为内置的 SmolLM2 训练。',
-    'eagle.sized': '按本设备选择：**{total} 个 token（根 + {drafted} 个草稿），深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} tokens/s）。见下文*为本设备选择树的规模*。',
+    'eagle.sized': '按本设备选择：**{total} 个 token（根 + {drafted} 个草稿），深度 {depth}**（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} token/秒）。见下文*为本设备选择树的规模*。',
     'eagle.size_reason': '树的规模 {total}，深度 {depth}：{reason}。',
     'eagle.h.speed': '速度：EAGLE 对比普通解码和推测性解码（推测性解码页的默认设置）',
     'eagle.cmp.plain': '普通目标解码',
@@ -927,7 +928,7 @@ TEXT = {
     'col.state': '状态',
     'col.new tokens': '新 token 数',
     'col.wall (s)': '墙钟 (s)',
-    'col.tokens/s': 'tokens/s',
+    'col.tokens/s': 'token/秒',
     'col.target forwards': '目标前向传递',
     'col.log p (output)': 'log p（输出）',
     'col.acceptance by depth': '按深度的接受率',
@@ -997,6 +998,7 @@ TEXT = {
     'core.cost.beats': '从同一个分布抽 n 次（k = {k:,}）：从 n = {n:,} 起，{method}比 Gumbel-max 快。',
     'core.cost.fastest': '每个新分布抽一次，批大小 {batch}（k = {k:,}）：最快的是{method}{extra}。',
     'core.cost.alias_extra': '；别名表（每行重建）耗时是它的 {ratio:.0f}×',
+    'core.cost.skipped': '跳过：预计 {seconds:.1f} 秒',
     'core.method.linear-scan': '线性扫描',
     'core.method.binary-search': '二分查找',
     'core.method.alias': '别名采样',
@@ -1060,6 +1062,8 @@ TEXT = {
     # words in table cells (ui/lab.py cell: columns status, regime, method, result)
     'cell.pruned': '已剪枝',
     'cell.finished': '已结束 (EOS)',
+    'cell.off-top-k': '落在 top-k 之外',
+    'cell.carried': '保留（束内 EOS）',
     'cell.kept': '保留',
     'cell.length-limit': '到达长度上限',
     'cell.sampled prefix': '采样前缀',
@@ -1096,7 +1100,7 @@ TEXT = {
     'core.err.eager_only': '{what}要求目标模型以 eager 方式运行，不能用 {backend} 后端',
     'core.desc.beam_kind': '束搜索',
     'core.desc.stochastic_kind': '随机束搜索',
-    'viz.cmp.tokens_per_s': 'token / 秒',
+    'viz.cmp.tokens_per_s': 'token/秒',
     'viz.cmp.logprob': 'log p（输出）',
     'viz.cmp.distinct_2': 'distinct-2（不同二元组比例）',
     'viz.cmp.tau': 'τ（平均接受长度）',

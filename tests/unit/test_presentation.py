@@ -1,0 +1,41 @@
+"""Presentation mode's chart titles and tables (ui/lab.py): titles wrapped to fit at the projector's type size,
+HTML table cells as the rows rounded them."""
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui.lab import TITLE_COLS, _present_cell, _wrap_titles, wrap_text
+
+
+def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
+    lines = wrap_text("n draws from one distribution (k = 49,152); dotted: the cost model through the last point", 46)
+    assert lines == ["n draws from one distribution (k = 49,152);", "dotted: the cost model through the last point"]
+    zh = wrap_text("每一步的草稿树：根 + 5 个草稿 token，深度 2，按草稿头的累积概率排序", 30)
+    assert "".join(zh).replace(" ", "") == "每一步的草稿树：根+5个草稿token，深度2，按草稿头的累积概率排序"
+    for line in zh:  # a Chinese character is two columns wide
+        assert sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in line) <= 30
+    assert wrap_text("short", 46) == ["short"]
+    assert wrap_text("a" * 60, 46) == ["a" * 60]  # a word longer than a line stays whole
+
+
+def test_long_titles_wrap_and_the_top_margin_grows_by_the_added_lines():
+    fig = go.Figure(go.Bar(x=[1], y=[1]))
+    long = "The reply's first token, after \u201c...Write a short poem about the sea.\u201d"
+    fig.update_layout(title=dict(text=long, y=0.985, yref="container", yanchor="top"), height=340,
+                      margin=dict(t=70))
+    _wrap_titles(fig)
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) == 2 and all(len(x) <= TITLE_COLS for x in lines)
+    assert fig.layout.margin.t > 70 and fig.layout.height > 340 and fig.layout.title.y < 0.985
+    sub = make_subplots(rows=1, cols=2, subplot_titles=("Cost of one target forward over T tokens (measured here)",
+                                                        "Expected tokens/s by draft size (tau \u00f7 step cost)"))
+    _wrap_titles(sub)
+    assert all("<br>" in a.text for a in sub.layout.annotations)
+    short = go.Figure(layout=dict(title_text="Short", margin=dict(t=50)))
+    _wrap_titles(short)
+    assert short.layout.title.text == "Short" and short.layout.margin.t == 50
+
+
+def test_presentation_table_cells_read_as_the_rows_rounded_them():
+    assert _present_cell(1.53) == "1.53" and _present_cell(29.93) == "29.93"
+    assert _present_cell(None) == "–" and _present_cell(True) == "✓" and _present_cell(False) == "✗"
+    assert _present_cell(4) == 4 and _present_cell("yes") == "yes"
