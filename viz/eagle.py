@@ -151,7 +151,7 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
     verify = choice["verify_s"]
     ts = sorted(verify)
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14,
-                        subplot_titles=(t("viz.eagle.cost"), t("viz.eagle.expected")))
+                        subplot_titles=(t("viz.eagle.cost"), t(f"viz.eagle.expected.{kind}")))
     fig.add_trace(go.Scatter(x=ts, y=[1000 * verify[t] for t in ts], mode="lines+markers", name=t("viz.eagle.verify"),
                              line=dict(color="#3b5bdb"), hovertemplate="T = %{x}: %{y:.0f} ms<extra></extra>"),
                   row=1, col=1)
