@@ -224,7 +224,8 @@ def table(where, rows: list[dict], pin: str | None = None, **kw) -> None:
     their CSV downloads, keep the stable English keys and words. ``pin``: a column (its English key) that stays
     in view while the table scrolls sideways. In presentation mode a table of at most ``PRESENT_TABLE_ROWS`` rows is
     an HTML table instead: the dataframe draws on a canvas in 14 px text that no page style reaches (CSS zoom left
-    the canvas at its unzoomed width), where the HTML table's text follows the presentation sizes and wraps."""
+    the canvas at its unzoomed width), where the HTML table's text follows the presentation sizes (it scrolls
+    sideways, its first column staying in view: PRESENTATION_CSS)."""
     shown = [{header(k): cell(k, v) for k, v in row.items()} for row in rows]
     if st.session_state.get("present") and len(rows) <= PRESENT_TABLE_ROWS:
         where.table([{k: _present_cell(v) for k, v in row.items()} for row in shown], hide_index=True)
@@ -277,16 +278,21 @@ TITLE_COLS = 46  # characters of a presentation-mode chart title per line (22 px
 TITLE_LINE_PX = 28
 
 
+def _columns(ch: str) -> int:
+    """How wide a character is drawn: a CJK character (or a full-width form) two columns, anything else one."""
+    return 2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
+
+
 def wrap_text(text: str, cols: int) -> list[str]:
     """``text`` in lines of at most ``cols`` columns (a CJK character counts two), broken at spaces or between CJK
     characters; a word longer than a line stays whole."""
     lines, line, width, cut = [], "", 0, -1  # cut: where the current line may break (index into line)
     for ch in text:
-        w = 2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
+        w = _columns(ch)
         if width + w > cols and cut > 0:
             head, line = line[:cut].rstrip(), line[cut:].lstrip()
             lines.append(head)
-            width = sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in line)
+            width = sum(map(_columns, line))
             cut = -1
         line += ch
         width += w
@@ -300,12 +306,12 @@ def wrap_text(text: str, cols: int) -> list[str]:
 def _wrap_titles(fig) -> None:
     """Presentation mode: the chart's title and its subplots' titles wrapped to fit (at 22 / 17 px they ran off the
     chart's right edge or into each other), with the top margin grown by the added lines."""
-    extra = 0
+    extra = title_extra = 0
     title = fig.layout.title.text
     if title and "<br>" not in title:
         lines = wrap_text(title, TITLE_COLS)
         fig.update_layout(title_text="<br>".join(lines))
-        extra = len(lines) - 1
+        extra = title_extra = len(lines) - 1
     tops = [a for a in fig.layout.annotations if a.yref == "paper" and a.y is not None and a.y >= 0.99 and a.text
             and a.yanchor == "bottom"]  # make_subplots' titles
     for a in tops:
@@ -320,15 +326,15 @@ def _wrap_titles(fig) -> None:
             fig.update_layout(height=fig.layout.height + grow)
             t_ = fig.layout.title
             if t_.yref == "container" and t_.yanchor == "top" and t_.y is not None:  # plotly stacks extra lines upward
-                fig.update_layout(title_y=t_.y - TITLE_LINE_PX * (len(wrap_text(title, TITLE_COLS)) - 1)
-                                  / fig.layout.height)
+                fig.update_layout(title_y=t_.y - TITLE_LINE_PX * title_extra / fig.layout.height)
 
 
 def chart(where, fig, name: str | None = None, **kw) -> None:
     """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector).
     ``name`` (unique on the page, stable: the file name and the widgets' keys) adds a "Download figure" popover
-    under the chart (PNG, SVG: ui/export.py). Plotly's toolbar is off: on hover it covered the end of a chart's title
-    (longer in Chinese and in presentation mode); dragging still zooms and a double click resets the axes."""
+    under the chart (PNG, SVG: ui/export.py). Plotly's toolbar is off (on hover it covered the end of a chart's title,
+    longer in Chinese and in presentation mode; dragging still zooms and a double click resets the axes) unless the
+    server cannot render the figure menu's files: then its camera alone."""
     if st.session_state.get("present"):
         import plotly.graph_objects as go
 

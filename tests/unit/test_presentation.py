@@ -3,7 +3,7 @@ HTML table cells as the rows rounded them."""
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.lab import TITLE_COLS, _present_cell, _wrap_titles, wrap_text
+from ui.lab import TITLE_COLS, _columns, _present_cell, _wrap_titles, wrap_text
 
 
 def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
@@ -12,7 +12,7 @@ def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
     zh = wrap_text("每一步的草稿树：根 + 5 个草稿 token，深度 2，按草稿头的累积概率排序", 30)
     assert "".join(zh).replace(" ", "") == "每一步的草稿树：根+5个草稿token，深度2，按草稿头的累积概率排序"
     for line in zh:  # a Chinese character is two columns wide
-        assert sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in line) <= 30
+        assert sum(map(_columns, line)) <= 30
     assert wrap_text("short", 46) == ["short"]
     assert wrap_text("a" * 60, 46) == ["a" * 60]  # a word longer than a line stays whole
 
