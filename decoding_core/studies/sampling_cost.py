@@ -115,8 +115,9 @@ def sampling_cost(logits: torch.Tensor, ks=None, ns=NS, batches=BATCHES, regimes
         for size in (ns if regime == "one" else batches):
             n, b = (size, 1) if regime == "one" else (n_new, size)
             ops = COST[m](n, k) if regime == "one" else (n_new // b or 1) * COST[m](b, k) * (b if m == "alias" else 1)
-            if last and last[1] * ops / last[0] > budget_s:
-                rows.append(CostRow(m, regime, k, n, b, None, Msg.of("core.cost.skipped", seconds=last[1] * ops / last[0])))
+            predicted = last[1] * ops / last[0] if last else 0.0  # from the last measured point's cost per op
+            if last and predicted > budget_s:
+                rows.append(CostRow(m, regime, k, n, b, None, Msg.of("core.cost.skipped", seconds=predicted)))
                 continue
             if regime == "one":
                 secs = _timed(lambda: draw_one_distribution(m, lk, n, g), 3 if n * k < 1e7 else 1)
