@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 from scripts.app_session import app_and_chromium  # noqa: E402
 from tests.browser.conftest import IDLE  # noqa: E402
 
+MAIN = '[data-testid="stMain"]'  # the block that scrolls
 ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "home": ("", []),
     "sampling": ("", ["Draw samples", "Step", "Step"]),
@@ -35,6 +36,12 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "compare": ("?cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "compare:zh": ("?lang=zh&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["全部运行"]),
     "home:present": ("?present=true", []),
+    "sampling:present": ("?present=true", ["Draw samples", "Step", "Step"]),
+    "beam:present": ("?present=true&beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end"]),
+    "speculative:present": ("?present=true", ["Step", "Step"]),
+    "eagle:present": ("?present=true", ["Step", "Step", "Step"]),
+    "compare:zh-present": ("?lang=zh&present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle",
+                           ["全部运行"]),
     "compare:present": ("?present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
     "eagle:end": ("?eagle_max_new=2", ["Step", "Step"]),  # the budget's last token: said, not drawn as a tree
     "glossary": ("", []),
@@ -50,6 +57,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="test-output/shots")
     ap.add_argument("--pages", default=",".join(ACTIONS))
+    ap.add_argument("--screens", type=int, default=0,
+                    help="also N screens down the page, one per 600 px (Streamlit scrolls its main block itself: a full-page "
+                         "screenshot is one screen tall)")
     args = ap.parse_args()
     out = ROOT / args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -72,6 +82,10 @@ def main() -> int:
             stem = name.replace(":", "-")
             page.screenshot(path=str(out / f"{stem}.png"))
             page.screenshot(path=str(out / f"{stem}-full.png"), full_page=True)
+            for i in range(1, args.screens + 1):
+                page.evaluate(f"document.querySelector('{MAIN}').scrollTop = {600 * i}")
+                page.wait_for_timeout(400)
+                page.screenshot(path=str(out / f"{stem}-{i}.png"))
             print(f"{name}: {out / stem}.png", flush=True)
             page.context.close()
     return 0

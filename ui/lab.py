@@ -115,7 +115,12 @@ PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
 [data-testid="stCaptionContainer"] { font-size: 1.0rem; }
-[data-testid="stMetricValue"] { font-size: 2.6rem; }
+[data-testid="stMainBlockContainer"] { padding-left: 1.5rem !important; padding-right: 1.5rem !important; }
+[data-testid="stMetricValue"] { font-size: 1.7rem; }
+[data-testid="stMetricValue"] p { font-size: inherit !important; }
+[data-testid="stMetricLabel"] p, [data-testid="stWidgetLabel"] p, [data-testid="stCheckbox"] label p { font-size: 1rem !important; }
+[data-testid="stMetricLabel"] *, [data-testid="stWidgetLabel"] *, [data-testid="stCheckbox"] label * {
+  word-break: normal !important; overflow-wrap: break-word !important; }
 [data-testid="stTable"] table { font-size: 1.0rem; width: max-content !important; table-layout: auto !important; }
 [data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; }
 [data-testid="stTable"] th, [data-testid="stTable"] th * { white-space: normal !important; }
@@ -126,17 +131,27 @@ h1 { font-size: 3rem !important; } h2 { font-size: 2.1rem !important; } h3 { fon
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
 button p { white-space: normal !important; overflow-wrap: anywhere; }
-[data-testid="stSidebarNav"] span { white-space: normal !important; overflow: visible !important;
-  text-overflow: clip !important; }
+[data-testid="stSidebarNavLink"] { height: auto !important; } [data-testid="stSidebarNavLink"] > span:last-child {
+  min-width: 0; } [data-testid="stSidebarNavLink"] > span:first-child { flex-shrink: 0; }
+[data-testid="stSidebarNavLink"] p { font-size: 1rem !important; }
+[data-testid="stSidebarNav"] span, [data-testid="stSidebarNavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stSidebarNavLink"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; height: auto !important; }
 [data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
+div[data-testid="stGraphVizChart"] svg { zoom: 1.25; }
 .katex-display { overflow-x: auto; overflow-y: hidden; } .katex-display > .katex { font-size: 0.9em !important; }
 [data-testid="stCheckbox"] label * { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
 [data-testid="stSidebar"] [data-testid="stHorizontalBlock"] [data-testid="stSelectbox"] input {
   font-size: 0.7rem !important; padding-left: 0.3rem !important; padding-right: 0 !important; }
-</style>"""  # the last six: at this size "Pin this run as A" read "Pin this r…", a metric "Tokens per target f…", the
-# page list "Speculative de…", Home's links "Open th", a switch "Relativ…" (Chinese: "自…"), the sidebar's dtype "float3"
+</style>"""  # Why the rules beyond the type sizes: at this size "Pin this run as A" read "Pin this r…", a metric
+# "Tokens per target f…", the page list "Speculative de…" (then, with the text allowed to wrap, it ran past its highlight
+# and squeezed its icon), Home's links "Open th", a switch "Relativ…" (Chinese: "自…"), the sidebar's dtype "float3".
+# The page's side margins (105 px each at this size) narrowed the columns until labels broke inside words ("Hypothese /
+# s fed", "Absolut / e ap": the markdown's word-break, and a label's paragraph took the body's 1.15rem); the metric's
+# value is a markdown paragraph too: it read at body size, smaller than without the mode. Graphviz trees are drawn 1.25x
+# (the beam's scores were 11 px); a tree wider than the page scrolls.
 
 
 def lab() -> Lab:
@@ -283,20 +298,29 @@ def _columns(ch: str) -> int:
     return 2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
 
 
+CLOSING = set("）」』】〕》〉，。、：；！？)]},.;:!?")  # never starts a wrapped line
+OPENING = set("（「『【〔《〈")  # never ends one
+
+
 def wrap_text(text: str, cols: int) -> list[str]:
     """``text`` in lines of at most ``cols`` columns (a CJK character counts two), broken at spaces or between CJK
-    characters; a word longer than a line stays whole."""
+    characters; a word longer than a line stays whole; a break the text has ("<br>", plotly's) stays."""
+    if "<br>" in text:
+        return [line for part in text.split("<br>") for line in wrap_text(part, cols)]
     lines, line, width, cut = [], "", 0, -1  # cut: where the current line may break (index into line)
     for ch in text:
         w = _columns(ch)
-        if width + w > cols and cut > 0:
+        if width + w > cols and cut > 0 and ch not in CLOSING:  # "τ（平均接受长度" / "）": a closing mark stays on
+            # its line, a column over
             head, line = line[:cut].rstrip(), line[cut:].lstrip()
             lines.append(head)
             width = sum(map(_columns, line))
             cut = -1
         line += ch
         width += w
-        if ch == " " or w == 2:
+        if ch in OPENING:  # a line may end before an opening mark, never just after it
+            cut = len(line) - 1
+        elif ch == " " or w == 2:
             cut = len(line)
     if line.strip():
         lines.append(line.strip())
@@ -305,19 +329,19 @@ def wrap_text(text: str, cols: int) -> list[str]:
 
 def _wrap_titles(fig) -> None:
     """Presentation mode: the chart's title and its subplots' titles wrapped to fit (at 22 / 17 px they ran off the
-    chart's right edge or into each other), with the top margin grown by the added lines."""
+    chart's right edge or into each other), with the top margin grown by the lines added to the builder's."""
     extra = title_extra = 0
     title = fig.layout.title.text
-    if title and "<br>" not in title:
+    if title:
         lines = wrap_text(title, TITLE_COLS)
         fig.update_layout(title_text="<br>".join(lines))
-        extra = title_extra = len(lines) - 1
+        extra = title_extra = len(lines) - 1 - title.count("<br>")  # the builder made room for its own breaks
     tops = [a for a in fig.layout.annotations if a.yref == "paper" and a.y is not None and a.y >= 0.99 and a.text
             and a.yanchor == "bottom"]  # make_subplots' titles
     for a in tops:
         lines = wrap_text(a.text, max(16, int(TITLE_COLS * 1.2) // len(tops)))
+        extra = max(extra, len(lines) - 1 - a.text.count("<br>"))
         a.text = "<br>".join(lines)
-        extra = max(extra, len(lines) - 1)
     if extra:
         top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
         grow = (TITLE_LINE_PX + 26) * extra  # a line, and room between the title and a legend above the plot

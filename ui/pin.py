@@ -41,7 +41,7 @@ def pin_panel(page: str, current: Snapshot) -> None:
     """A "Pin this run" button; once a run is pinned, A (pinned) beside B (this run) with their figures."""
     key = f"_pin_{page}"
     pinned: Snapshot | None = st.session_state.get(key)
-    b1, b2, _ = st.columns([1, 1, 2])
+    b1, b2, _ = st.columns([3, 2, 3])  # [1, 1, 2] wrapped "Pin this run as A" in presentation mode
     b1.button(t("pin.pin"), key=f"{key}_pin", icon=":material/push_pin:", on_click=_pin, args=(key, current),
               help=t("pin.pin.help"))
     if pinned is None:

@@ -63,3 +63,50 @@ def test_a_long_search_stays_readable_and_pins_for_a_b(server, page):
     expect(page.locator("[data-testid='stGraphVizChart']")).to_have_count(3, timeout=60_000)
     no_exception(page)
     screenshot(page, "beam-pinned")
+
+
+SPLIT_WORDS = """() => {  // words of metric and widget labels drawn on two lines (one rect per line a word spans)
+    const out = [];
+    for (const p of document.querySelectorAll("[data-testid='stMetricLabel'] p, [data-testid='stWidgetLabel'] p")) {
+        const text = p.firstChild;
+        if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+        let at = 0;
+        for (const word of text.textContent.split(" ")) {
+            const r = document.createRange();
+            r.setStart(text, at); r.setEnd(text, at + word.length); at += word.length + 1;
+            const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+            if (word && tops.size > 1) out.push(word);
+        }
+    }
+    return out;
+}"""
+
+
+def test_presentation_mode_keeps_words_whole_and_metrics_large(server, page):
+    """At 1280 x 720 in presentation mode the Beam page's metric and widget labels break between words, not inside them
+    ("Hypothese / s fed", "Absolut / e ap" before), a metric's value is drawn larger than its label (it read at body
+    size), the page list's entries stay inside their highlight, and the tree is drawn larger than without the mode."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server + "/beam?beam_max_new=2&use_ap=true&ap=1.5")
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.locator("[data-testid='stGraphVizChart'] svg").first.wait_for(timeout=30_000)
+    plain = max(rendered_label_px(page))
+    page.goto(server + "/beam?present=true&beam_max_new=2&use_ap=true&ap=1.5")
+    wait_idle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    wait_idle(page)
+    page.locator("[data-testid='stMetricValue']").first.wait_for()
+    assert page.evaluate(SPLIT_WORDS) == []
+    label_px, value_px = page.evaluate("""() => [
+        parseFloat(getComputedStyle(document.querySelector("[data-testid='stMetricLabel'] p")).fontSize),
+        parseFloat(getComputedStyle(document.querySelector("[data-testid='stMetricValue'] p")).fontSize)]""")
+    assert value_px >= 1.5 * label_px, (label_px, value_px)
+    outside = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stSidebarNavLink']"))
+        .filter(a => a.querySelector("p").getBoundingClientRect().right > a.getBoundingClientRect().right + 1)
+        .map(a => a.textContent)""")
+    assert outside == []
+    assert max(rendered_label_px(page)) >= 1.2 * plain
+    no_exception(page)
+    screenshot(page, "beam-present")

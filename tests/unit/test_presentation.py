@@ -3,7 +3,7 @@ HTML table cells as the rows rounded them."""
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui.lab import TITLE_COLS, _columns, _present_cell, _wrap_titles, wrap_text
+from ui.lab import TITLE_COLS, TITLE_LINE_PX, _columns, _present_cell, _wrap_titles, wrap_text
 
 
 def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
@@ -13,6 +13,9 @@ def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
     assert "".join(zh).replace(" ", "") == "每一步的草稿树：根+5个草稿token，深度2，按草稿头的累积概率排序"
     for line in zh:  # a Chinese character is two columns wide
         assert sum(map(_columns, line)) <= 30
+    assert wrap_text("τ（平均接受长度）", 16) == ["τ（平均接受长度）"]  # not "）" alone on a line
+    assert wrap_text("distinct-2（不同二元组比例）", 16) == ["distinct-2（不同", "二元组比例）"]
+    assert wrap_text("接受长度（平均）", 9) == ["接受长度", "（平均）"]  # not "接受长度（" / "平均）"
     assert wrap_text("short", 46) == ["short"]
     assert wrap_text("a" * 60, 46) == ["a" * 60]  # a word longer than a line stays whole
 
@@ -30,6 +33,15 @@ def test_long_titles_wrap_and_the_top_margin_grows_by_the_added_lines():
                                                         "Expected tokens/s by draft size (tau \u00f7 step cost)"))
     _wrap_titles(sub)
     assert all("<br>" in a.text for a in sub.layout.annotations)
+    mask = make_subplots(rows=1, cols=2, subplot_titles=("Tree attention mask<br>(what EAGLE uses)",
+                                                         "Plain causal mask of the same tokens<br>(wrong here)"))
+    mask.update_layout(margin=dict(t=90))
+    _wrap_titles(mask)  # the builder's own break stays, and the margin it made room for is not grown for it again:
+    assert mask.layout.annotations[0].text == "Tree attention mask<br>(what EAGLE uses)"
+    assert mask.layout.annotations[1].text.count("<br>") == 2
+    assert mask.layout.margin.t == 90 + TITLE_LINE_PX + 26  # one line added (the right title's), not two
+    assert wrap_text("Plain causal mask of the same tokens<br>(wrong here)", 27) == [
+        "Plain causal mask of the", "same tokens", "(wrong here)"]
     short = go.Figure(layout=dict(title_text="Short", margin=dict(t=50)))
     _wrap_titles(short)
     assert short.layout.title.text == "Short" and short.layout.margin.t == 50
