@@ -51,3 +51,18 @@ def test_presentation_table_cells_read_as_the_rows_rounded_them():
     assert _present_cell(1.53) == "1.53" and _present_cell(29.93) == "29.93"
     assert _present_cell(None) == "–" and _present_cell(True) == "✓" and _present_cell(False) == "✗"
     assert _present_cell(4) == 4 and _present_cell("yes") == "yes"
+
+
+def test_compare_metric_titles_put_their_chinese_glosses_on_a_second_line(monkeypatch):
+    """Side by side at 1280 px the Chinese titles "distinct-2（不同二元组比例）" and "τ（平均接受长度）" touched."""
+    from types import SimpleNamespace
+
+    import viz.compare as vc
+    from ui.i18n import t
+
+    monkeypatch.setattr(vc, "t", lambda id_, **kw: t(id_, "zh", **kw))
+    run = SimpleNamespace(tokens_per_s=3.5, logprob=-17.8, distinct_2=1.0, tau=2.14)
+    fig = vc.metrics_figure([run, run], ["1", "2"])
+    titles = [a.text for a in fig.layout.annotations if a.yanchor == "bottom"]
+    assert "distinct-2<br>（不同二元组比例）" in titles and "τ<br>（平均接受长度）" in titles
+    assert "<br>" not in fig.data[3].hovertemplate.split("%{x}<br>")[1]  # the hover keeps the title on one line
