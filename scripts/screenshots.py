@@ -40,6 +40,8 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "beam:present": ("?present=true&beam_max_new=16&use_ap=true&ap=1.5", ["Step", "Run to end"]),
     "speculative:present": ("?present=true", ["Step", "Step"]),
     "eagle:present": ("?present=true", ["Step", "Step", "Step"]),
+    "sampling_cost:present": ("?present=true&cost_budget=0.2", ["Measure"]),
+    "glossary:present": ("?present=true&term=tau", []),
     "compare:zh-present": ("?lang=zh&present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle",
                            ["全部运行"]),
     "compare:present": ("?present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
