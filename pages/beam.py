@@ -9,7 +9,7 @@ from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, GRID, pruning_sweep
 from ui.controls import Controls, Param, choice_ids, stepper
 from ui.i18n import err_text, say, t
-from ui.lab import chart, open_page, table
+from ui.lab import chart, open_page, table, tree_chart
 from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -172,7 +172,7 @@ def search(lab, strategy, run, prompt_ids):
     P.sync()
     tail = "".join(lm.token_text(t) for t in prompt_ids[-6:])  # glyphs: a newline or byte token stays visible
     dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
-    st.graphviz_chart(dot, width="content")  # its own size: a small tree is not blown up, a wide one scrolls
+    tree_chart(st, dot)
     tree_downloads(dot, "beam-tree")
     st.caption(t("beam.graph"))
     g2, g3 = st.columns([3, 2])

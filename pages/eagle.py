@@ -15,7 +15,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, choice_ids, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, lang, say, t
-from ui.lab import busy_warning_of, chart, open_page, table
+from ui.lab import busy_warning_of, chart, open_page, table, tree_chart
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -190,7 +190,7 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
 
 def tree_and_mask(step, dot: str) -> None:
     """The step's tree picture and, for a node picked below it, the tree attention mask against the causal one."""
-    st.graphviz_chart(dot, width="content")
+    tree_chart(st, dot)
     tree_downloads(dot, "eagle-tree")
     st.caption(t("eagle.mask"))
     labels = [f"#{i} {tok}" for i, tok in enumerate(step.texts)]

@@ -6,6 +6,7 @@ is none). A model that cannot load shows its message and the app stays on the em
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -106,7 +107,7 @@ SIDEBAR = Controls([
 # text drawn at 9.6 (12.8 px on screen), also in the presentation mode. A rule with an attribute selector outranks
 # that one. A tree wider than the page scrolls sideways at its own size (shrunk to fit, a 16-step search read at 5 px).
 GRAPH_TEXT_CSS = "<style>\n" + "\n".join(
-    f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 21)
+    f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 26)
 ) + """
 div[data-testid="stGraphVizChart"] { overflow-x: auto; }
 div[data-testid="stGraphVizChart"] svg { max-width: none; }
@@ -118,7 +119,8 @@ html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMainBlockContainer"] { padding-left: 1.5rem !important; padding-right: 1.5rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.7rem; }
 [data-testid="stMetricValue"] p { font-size: inherit !important; }
-[data-testid="stMetricLabel"] p, [data-testid="stWidgetLabel"] p, [data-testid="stCheckbox"] label p { font-size: 1rem !important; }
+[data-testid="stMain"] :is([data-testid="stMetricLabel"] p, [data-testid="stWidgetLabel"] p, [data-testid="stCheckbox"] label p)
+  { font-size: 1rem !important; }
 [data-testid="stMetricLabel"] *, [data-testid="stWidgetLabel"] *, [data-testid="stCheckbox"] label * {
   word-break: normal !important; overflow-wrap: break-word !important; }
 [data-testid="stTable"] table { font-size: 1.0rem; width: max-content !important; table-layout: auto !important; }
@@ -139,7 +141,6 @@ button p { white-space: normal !important; overflow-wrap: anywhere; }
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; height: auto !important; }
 [data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
-div[data-testid="stGraphVizChart"] svg { zoom: 1.25; }
 .katex-display { overflow-x: auto; overflow-y: hidden; } .katex-display > .katex { font-size: 0.9em !important; }
 [data-testid="stCheckbox"] label * { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
@@ -150,8 +151,7 @@ div[data-testid="stGraphVizChart"] svg { zoom: 1.25; }
 # and squeezed its icon), Home's links "Open th", a switch "Relativ…" (Chinese: "自…"), the sidebar's dtype "float3".
 # The page's side margins (105 px each at this size) narrowed the columns until labels broke inside words ("Hypothese /
 # s fed", "Absolut / e ap": the markdown's word-break, and a label's paragraph took the body's 1.15rem); the metric's
-# value is a markdown paragraph too: it read at body size, smaller than without the mode. Graphviz trees are drawn 1.25x
-# (the beam's scores were 11 px); a tree wider than the page scrolls.
+# value is a markdown paragraph too: it read at body size, smaller than without the mode. Trees: tree_chart.
 
 
 def lab() -> Lab:
@@ -310,8 +310,8 @@ def wrap_text(text: str, cols: int) -> list[str]:
     lines, line, width, cut = [], "", 0, -1  # cut: where the current line may break (index into line)
     for ch in text:
         w = _columns(ch)
-        if width + w > cols and cut > 0 and ch not in CLOSING:  # "τ（平均接受长度" / "）": a closing mark stays on
-            # its line, a column over
+        if width + w > cols and cut > 0 and not (ch in CLOSING and cut == len(line)):  # not "τ（平均接受长度" /
+            # "）": a closing mark that would start the next line alone stays on this one, its width over
             head, line = line[:cut].rstrip(), line[cut:].lstrip()
             lines.append(head)
             width = sum(map(_columns, line))
@@ -335,12 +335,12 @@ def _wrap_titles(fig) -> None:
     if title:
         lines = wrap_text(title, TITLE_COLS)
         fig.update_layout(title_text="<br>".join(lines))
-        extra = title_extra = len(lines) - 1 - title.count("<br>")  # the builder made room for its own breaks
+        extra = title_extra = max(0, len(lines) - 1 - title.count("<br>"))  # the builder made room for its breaks
     tops = [a for a in fig.layout.annotations if a.yref == "paper" and a.y is not None and a.y >= 0.99 and a.text
             and a.yanchor == "bottom"]  # make_subplots' titles
     for a in tops:
         lines = wrap_text(a.text, max(16, int(TITLE_COLS * 1.2) // len(tops)))
-        extra = max(extra, len(lines) - 1 - a.text.count("<br>"))
+        extra = max(extra, len(lines) - 1 - a.text.count("<br>"))  # never below 0: "a<br><br>b" is 2 lines
         a.text = "<br>".join(lines)
     if extra:
         top = fig.layout.margin.t if fig.layout.margin.t is not None else 100
@@ -351,6 +351,18 @@ def _wrap_titles(fig) -> None:
             t_ = fig.layout.title
             if t_.yref == "container" and t_.yanchor == "top" and t_.y is not None:  # plotly stacks extra lines upward
                 fig.update_layout(title_y=t_.y - TITLE_LINE_PX * title_extra / fig.layout.height)
+
+
+TREE_SCALE = 1.25  # presentation mode: the trees' type (the beam's scores read at 11 px on a projector)
+
+
+def tree_chart(where, dot: str) -> None:
+    """A search or draft tree (DOT) at its own size: a small tree is not blown up, a wide one scrolls. In presentation
+    mode its type is TREE_SCALE larger and laid out for that size (a CSS zoom also enlarged the pinned trees, fitted to
+    their half of the page, and the full-screen view past the screen)."""
+    if st.session_state.get("present"):
+        dot = re.sub(r'(fontsize=|POINT-SIZE=")(\d+)', lambda m: f"{m[1]}{round(int(m[2]) * TREE_SCALE)}", dot)
+    where.graphviz_chart(dot, width="content")
 
 
 def chart(where, fig, name: str | None = None, **kw) -> None:

@@ -47,8 +47,9 @@ METRICS = (("tokens_per_s", "viz.cmp.tokens_per_s"), ("logprob", "viz.cmp.logpro
 def metrics_figure(runs, labels) -> go.Figure:
     """One bar per column for each metric (a metric that does not apply to a column has no bar)."""
     titles = [t(id_) for _, id_ in METRICS]
-    two_lines = [x.replace("（", "<br>（").replace(" (", "<br>(") for x in titles]  # the Chinese glosses: side by side
-    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # they touched
+    two_lines = [x.replace("（", "<br>（").replace(" (", "<br>(") for x in titles]  # a gloss in brackets on a line of
+    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # its own: the
+    # Chinese titles side by side touched ("distinct-2（不同二元组比例）" "τ（平均接受长度）"); the hover keeps one line
     colours = ["#3b5bdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#1098ad"]
     for j, ((attr, _), title) in enumerate(zip(METRICS, titles), 1):
         values = [getattr(r, attr) for r in runs]
@@ -56,7 +57,7 @@ def metrics_figure(runs, labels) -> go.Figure:
                     marker_color=[colours[i % len(colours)] for i in range(len(runs))],
                     text=["–" if v is None else f"{v:.3g}" for v in values], textposition="outside",
                     hovertemplate="%{x}<br>" + title + " = %{text}<extra></extra>", cliponaxis=False)
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=50, b=10), plot_bgcolor="white", font_size=14)
+    fig.update_layout(height=370, margin=dict(l=10, r=10, t=64, b=10), plot_bgcolor="white", font_size=14)  # 2 lines
     fig.update_xaxes(type="category", title_text=t("viz.column"))
     fig.update_yaxes(gridcolor="#eef0f5")
     return fig

@@ -14,6 +14,7 @@ def test_wrap_text_breaks_at_spaces_and_between_chinese_characters():
     for line in zh:  # a Chinese character is two columns wide
         assert sum(map(_columns, line)) <= 30
     assert wrap_text("τ（平均接受长度）", 16) == ["τ（平均接受长度）"]  # not "）" alone on a line
+    assert wrap_text("aaaa bbb.", 8) == ["aaaa", "bbb."]  # a mark that is not alone goes with its word
     assert wrap_text("distinct-2（不同二元组比例）", 16) == ["distinct-2（不同", "二元组比例）"]
     assert wrap_text("接受长度（平均）", 9) == ["接受长度", "（平均）"]  # not "接受长度（" / "平均）"
     assert wrap_text("short", 46) == ["short"]
@@ -42,6 +43,9 @@ def test_long_titles_wrap_and_the_top_margin_grows_by_the_added_lines():
     assert mask.layout.margin.t == 90 + TITLE_LINE_PX + 26  # one line added (the right title's), not two
     assert wrap_text("Plain causal mask of the same tokens<br>(wrong here)", 27) == [
         "Plain causal mask of the", "same tokens", "(wrong here)"]
+    odd = go.Figure(layout=dict(title_text="Title<br>", margin=dict(t=50), height=300))
+    _wrap_titles(odd)  # an empty line counted as a line the builder made room for: the margin never shrinks
+    assert odd.layout.margin.t == 50 and odd.layout.height == 300
     short = go.Figure(layout=dict(title_text="Short", margin=dict(t=50)))
     _wrap_titles(short)
     assert short.layout.title.text == "Short" and short.layout.margin.t == 50
