@@ -47,9 +47,9 @@ METRICS = (("tokens_per_s", "viz.cmp.tokens_per_s"), ("logprob", "viz.cmp.logpro
 def metrics_figure(runs, labels) -> go.Figure:
     """One bar per column for each metric (a metric that does not apply to a column has no bar)."""
     titles = [t(id_) for _, id_ in METRICS]
-    two_lines = [x.replace("（", "<br>（").replace(" (", "<br>(") for x in titles]  # a gloss in brackets on a line of
-    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # its own: the
-    # Chinese titles side by side touched ("distinct-2（不同二元组比例）" "τ（平均接受长度）"); the hover keeps one line
+    two_lines = [x.replace("（", "<br>（") for x in titles]  # a Chinese gloss on a line of its own: side by side the
+    fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # titles touched
+    # ("distinct-2（不同二元组比例）" "τ（平均接受长度）"); the English ones are short; the hover keeps one line
     colours = ["#3b5bdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#1098ad"]
     for j, ((attr, _), title) in enumerate(zip(METRICS, titles), 1):
         values = [getattr(r, attr) for r in runs]
