@@ -121,7 +121,7 @@ def test_a_columns_choices_read_as_words_in_both_languages():
     number as the number (N = 1 is not "yes"); in Chinese as well."""
     link = {"cmp_cols": "4", "c1": "greedy", "c2": "eagle:lookup=8", "c3": "speculative:n_draft=1",
             "c4": "sample:temperature=0.8"}
-    for lang, default, dynamic, no in (("en", "default (EAGLE-3 if shipped)", "dynamic", "no"), ("zh", None, None, "否")):
+    for lang, default, dynamic, no in (("en", "default (EAGLE-3)", "dynamic", "no"), ("zh", None, None, "否")):
         at = open_app("pages/compare.py", {**link, **({"lang": "zh"} if lang == "zh" else {})})
         head = at.selectbox(key="cmp2_eagle_head")
         assert head.value == "default" and head.options[0] != "default" and "Choose" not in head.options[0]

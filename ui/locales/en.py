@@ -1101,7 +1101,8 @@ TEXT = {
     'cmp.f.tree_top_k': 'Tree top-k',
     'cmp.f.sample': 'Sample (lossless)',
     'cmp.f.t_eagle': 'T (when sampling)',
-    'cmp.shown.default': 'default (EAGLE-3 if shipped)',
+    # "default (EAGLE-3 if shipped)" was cut short in a column; the summary under the settings names the head run
+    'cmp.shown.default': 'default (EAGLE-3)',
     'cmp.shown.no': 'no',
     'cmp.shown.greedy': 'no (greedy)',
     'cmp.shown.yes': 'yes',

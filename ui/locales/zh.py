@@ -900,7 +900,7 @@ TEXT = {
     'cmp.f.tree_top_k': '树的 top-k',
     'cmp.f.sample': '采样（无损）',
     'cmp.f.t_eagle': 'T（采样时）',
-    'cmp.shown.default': '默认（有 EAGLE-3 时用它）',
+    'cmp.shown.default': '默认（EAGLE-3）',
     'cmp.shown.no': '否',
     'cmp.shown.greedy': '否（贪婪）',
     'cmp.shown.yes': '是',
