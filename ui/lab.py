@@ -107,7 +107,7 @@ SIDEBAR = Controls([
 # text drawn at 9.6 (12.8 px on screen), also in the presentation mode. A rule with an attribute selector outranks
 # that one. A tree wider than the page scrolls sideways at its own size (shrunk to fit, a 16-step search read at 5 px).
 GRAPH_TEXT_CSS = "<style>\n" + "\n".join(
-    f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 26)
+    f'[data-testid="stGraphVizChart"] svg text[font-size="{size}.00"] {{ font-size: {size}px; }}' for size in range(8, 21)
 ) + """
 div[data-testid="stGraphVizChart"] { overflow-x: auto; }
 div[data-testid="stGraphVizChart"] svg { max-width: none; }
@@ -353,16 +353,20 @@ def _wrap_titles(fig) -> None:
                 fig.update_layout(title_y=t_.y - TITLE_LINE_PX * title_extra / fig.layout.height)
 
 
-TREE_SCALE = 1.25  # presentation mode: the trees' type (the beam's scores read at 11 px on a projector)
+TREE_SCALE = 1.25  # presentation mode: the trees' type (the beam's scores read at 11 px on a projector); the largest
+# DOT size, 16, becomes 20: GRAPH_TEXT_CSS's last
 
 
 def tree_chart(where, dot: str) -> None:
     """A search or draft tree (DOT) at its own size: a small tree is not blown up, a wide one scrolls. In presentation
     mode its type is TREE_SCALE larger and laid out for that size (a CSS zoom also enlarged the pinned trees, fitted to
     their half of the page, and the full-screen view past the screen)."""
-    if st.session_state.get("present"):
-        dot = re.sub(r'(fontsize=|POINT-SIZE=")(\d+)', lambda m: f"{m[1]}{round(int(m[2]) * TREE_SCALE)}", dot)
-    where.graphviz_chart(dot, width="content")
+    where.graphviz_chart(scaled_dot(dot) if st.session_state.get("present") else dot, width="content")
+
+
+def scaled_dot(dot: str, scale: float = TREE_SCALE) -> str:
+    """``dot`` with every font size (``fontsize=`` and HTML labels' ``POINT-SIZE``) times ``scale``, rounded."""
+    return re.sub(r'(fontsize=|POINT-SIZE=")(\d+)', lambda m: f"{m[1]}{round(int(m[2]) * scale)}", dot)
 
 
 def chart(where, fig, name: str | None = None, **kw) -> None:

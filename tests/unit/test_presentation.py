@@ -70,3 +70,22 @@ def test_compare_metric_titles_put_their_chinese_glosses_on_a_second_line(monkey
     titles = [a.text for a in fig.layout.annotations if a.yanchor == "bottom"]
     assert "distinct-2<br>（不同二元组比例）" in titles and "τ<br>（平均接受长度）" in titles
     assert "<br>" not in fig.data[3].hovertemplate.split("%{x}<br>")[1]  # the hover keeps the title on one line
+
+
+def test_trees_scaled_for_a_projector_stay_within_the_sizes_the_page_style_draws():
+    """Presentation mode draws the Beam and EAGLE trees' type TREE_SCALE larger (``scaled_dot``); Streamlit draws
+    graphviz text at 9.6 px unless GRAPH_TEXT_CSS names the size, so every scaled size of the trees' DOT must be there."""
+    import re
+    from pathlib import Path
+
+    from ui.lab import GRAPH_TEXT_CSS, TREE_SCALE, scaled_dot
+
+    root = Path(__file__).resolve().parents[2]
+    source = (root / "viz" / "beam.py").read_text() + (root / "viz" / "eagle.py").read_text()
+    sizes = {int(n) for n in re.findall(r'(?:fontsize=|POINT-SIZE=\\?")(\d+)', source)}
+    assert {10, 11, 12, 14, 16} <= sizes
+    dot = " ".join(f'a [fontsize={n}] <FONT POINT-SIZE="{n}">' for n in sorted(sizes))
+    scaled = {int(n) for n in re.findall(r'(?:fontsize=|POINT-SIZE=")(\d+)', scaled_dot(dot))}
+    assert scaled == {round(n * TREE_SCALE) for n in sizes} and max(scaled) > max(sizes)
+    for n in scaled:
+        assert f'svg text[font-size="{n}.00"] {{ font-size: {n}px; }}' in GRAPH_TEXT_CSS

@@ -1185,7 +1185,7 @@ TEXT = {
     'load.head': 'Loading the EAGLE head…',
     'load.chain': 'Measuring what a draft step and a verify pass cost on this device (once)…',
     'load.tree': 'Measuring what a verify pass and a head level cost on this device (once)…',
-    'load.prompt': 'Reading the prompt (one forward)…',
+    'load.prompt': 'Reading the prompt: {n:,} tokens in one forward…',
     'viz.loss.feature': 'feature loss (SmoothL1)',
     'viz.loss.token': 'token loss (soft CE)',
     'viz.loss.agree': 'top-1 agreement (train batch)',

@@ -982,7 +982,7 @@ TEXT = {
     'load.head': '正在加载 EAGLE 草稿头…',
     'load.chain': '正在测量本设备上一步草稿和一次验证传递的成本（仅一次）…',
     'load.tree': '正在测量本设备上一次验证传递和一层草稿头的成本（仅一次）…',
-    'load.prompt': '正在读入提示词（一次前向传递）…',
+    'load.prompt': '正在读入提示词：{n:,} 个 token，一次前向传递…',
     'viz.loss.feature': '特征损失 (SmoothL1)',
     'viz.loss.token': 'token 损失（软交叉熵）',
     'viz.loss.agree': 'top-1 一致率（训练批次）',
