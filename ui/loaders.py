@@ -71,7 +71,7 @@ def _next_logits(_lm, key):
 
 def next_logits(lab):
     """The raw next-token logits [V] after the sidebar's prompt (one forward, kept per model and prompt)."""
-    with st.spinner(t("load.prompt", n=len(lab.key[3]))):  # a long prompt takes seconds on a CPU
+    with st.spinner(t("load.prompt", n=len(lab.prompt_ids))):  # a long prompt takes seconds on a CPU
         return _next_logits(lab.lm, lab.key)
 
 
