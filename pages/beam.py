@@ -9,7 +9,7 @@ from decoding_core.studies import beam as study
 from decoding_core.studies.pruning import FIDELITY, GRID, pruning_sweep
 from ui.controls import Controls, Param, choice_ids, stepper
 from ui.i18n import err_text, say, t
-from ui.lab import chart, open_page, table, tree_chart
+from ui.lab import chart, metric_rows, open_page, table, tree_chart
 from ui.export import download_rows, download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -185,13 +185,13 @@ def search(lab, strategy, run, prompt_ids):
             step_tables(step, lm)
     with g3:
         m = shown_totals(shown)  # up to the step shown (after Back too), not the decoder's latest
-        a, b = st.columns(2)  # two a row: three cut "Hypotheses fed" short at 1280 px
-        a.metric(t("beam.m.fed"), step.rows_expanded, help=t("beam.m.fed.help"))
-        b.metric(t("beam.m.total"), m["hypotheses_expanded"], help=t("beam.m.total.help") + gloss("hypotheses-fed"))
-        a.metric(t("beam.m.candidates"), sum(1 for c_ in step.candidates if c_.status != "carried"))
-        b.metric(t("beam.m.pruned"), sum(1 for c_ in step.candidates if c_.status == "pruned"))
-        a.metric(t("beam.m.forwards"), m["target_forwards"])
-        b.metric(t("beam.m.time"), f"{m['wall_s']:.2f} s")
+        metric_rows(st, [  # two a row: three cut "Hypotheses fed" short at 1280 px
+            (t("beam.m.fed"), step.rows_expanded, t("beam.m.fed.help")),
+            (t("beam.m.total"), m["hypotheses_expanded"], t("beam.m.total.help") + gloss("hypotheses-fed")),
+            (t("beam.m.candidates"), sum(1 for c_ in step.candidates if c_.status != "carried")),
+            (t("beam.m.pruned"), sum(1 for c_ in step.candidates if c_.status == "pruned")),
+            (t("beam.m.forwards"), m["target_forwards"]),
+            (t("beam.m.time"), f"{m['wall_s']:.2f} s")])
     if step.kind != "sample" and step.finished:  # full width: its texts and scores do not fit beside the metrics
         st.markdown(t("beam.finished_set"))
         table(st, nbest_rows(step.finished, lm.decode, True, lm.eos_ids))

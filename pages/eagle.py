@@ -15,7 +15,7 @@ from decoding_core.studies.compare import compare
 from ui import loaders, params
 from ui.controls import Controls, Param, choice_ids, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, lang, say, t
-from ui.lab import busy_warning_of, chart, open_page, table, tree_chart
+from ui.lab import busy_warning_of, chart, metric_rows, open_page, table, tree_chart
 from ui.export import download_run, tree_downloads
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -175,11 +175,10 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
     else:  # the budget's last token: the target decodes it alone (nothing drafted, no tree, no mask to compare)
         st.info(t("eagle.no_tree"))
     m = metrics_so_far(shown)
-    a, b, c = st.columns(3)
-    a.metric(t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", help=t("eagle.m.tau.help") + gloss("tau"))
-    b.metric(t("eagle.m.per_forward"), f"{m['new_tokens'] / m['target_forwards']:.2f}",
-             help=t("eagle.m.per_forward.help"))
-    c.metric(t("eagle.m.accepted"), f"{m['accepted']} / {m['drafted']}")
+    metric_rows(st, [(t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", t("eagle.m.tau.help") + gloss("tau")),
+                     (t("eagle.m.per_forward"), f"{m['new_tokens'] / m['target_forwards']:.2f}",
+                      t("eagle.m.per_forward.help")),
+                     (t("eagle.m.accepted"), f"{m['accepted']} / {m['drafted']}")], per_row=3)
     download_run("eagle", lab, strategy, run, dec, step_rows(shown),
                  t("eagle.steps.help"))
     pin_panel("eagle", Snapshot(t("pin.label", what=say(describe(strategy, sizes)), n=step.index + 1), "dot", dot, (

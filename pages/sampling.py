@@ -9,7 +9,7 @@ from ui import loaders, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import say, t
 from ui.texts import code_token, gloss, token_unit
-from ui.lab import chart, open_page, table
+from ui.lab import chart, metric_rows, open_page, table
 from ui.export import download_run
 from ui.pin import Snapshot, pin_panel
 from viz.sampling import distribution_figure, histogram_figure, step_rows, tokens_html
@@ -41,11 +41,10 @@ def render() -> None:
             t("sampling.after", context=nt.context)  # the user's words, not the chat template's markers
         chart(st, distribution_figure(nt.texts, nt.raw, nt.processed, title=title),
               "sampling-next-token", width="stretch")
-        m1, m2, m3, m4 = st.columns(4)
-        m1.metric(t("sampling.m.left"), f"{nt.kept:,}", help=t("sampling.m.left.help"))
-        m2.metric(t("sampling.m.top"), f"{nt.top_p:.3f}")
-        m3.metric(t("sampling.m.entropy_raw"), f"{nt.entropy_raw:.2f} nats", help=gloss("entropy"))
-        m4.metric(t("sampling.m.entropy"), f"{nt.entropy_processed:.2f} nats", help=gloss("entropy"))
+        metric_rows(st, [(t("sampling.m.left"), f"{nt.kept:,}", t("sampling.m.left.help")),
+                         (t("sampling.m.top"), f"{nt.top_p:.3f}"),
+                         (t("sampling.m.entropy_raw"), f"{nt.entropy_raw:.2f} nats", gloss("entropy")),
+                         (t("sampling.m.entropy"), f"{nt.entropy_processed:.2f} nats", gloss("entropy"))], per_row=4)
     with st.expander(t("sampling.rules.title"), expanded=False):
         st.markdown(t("sampling.rules"))
         st.latex(r"p_i = \frac{\exp(\ell_i / T)}{\sum_j \exp(\ell_j / T)} \qquad "

@@ -10,7 +10,7 @@ from decoding_core.studies import speculative as study
 from ui import loaders, params, results
 from ui.controls import Controls, Param, sampling_table, show_sampling, stepper
 from ui.i18n import err_text, say, t
-from ui.lab import busy_warning, chart, open_page, table
+from ui.lab import busy_warning, chart, metric_rows, open_page, table
 from ui.export import download_rows, download_run
 from ui.pin import Snapshot, pin_panel
 from ui.progress import kept, measure
@@ -236,12 +236,12 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
             chart(st, residual_figure(step.residual_top), "spec-residual", width="stretch")
     with right:
         m = metrics_so_far(dec.history[: cursor + 1])
-        a, b = st.columns(2)
-        a.metric(t("spec.m.acceptance"), f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
-                 help=t("spec.m.acceptance.help") + gloss("acceptance-rate"))
-        b.metric(t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", help=t("spec.m.tau.help") + gloss("tau"))
-        a.metric(t("spec.m.forwards"), m["verify_steps"], help=t("spec.m.forwards.help") + gloss("target-forward"))
-        b.metric(t("spec.m.tokens_time"), f"{m['new_tokens']} / {m['wall_s']:.2f} s")
+        metric_rows(st, [
+            (t("spec.m.acceptance"), f"{m['acceptance_rate']:.2f}" if m["acceptance_rate"] is not None else "–",
+             t("spec.m.acceptance.help") + gloss("acceptance-rate")),
+            (t("spec.m.tau"), f"{m['mean_accepted_length']:.2f}", t("spec.m.tau.help") + gloss("tau")),
+            (t("spec.m.forwards"), m["verify_steps"], t("spec.m.forwards.help") + gloss("target-forward")),
+            (t("spec.m.tokens_time"), f"{m['new_tokens']} / {m['wall_s']:.2f} s")])
         if dec.done and cursor == len(dec.history) - 1:
             if state.get("plain") is None:
                 with st.spinner(t("spec.timing_plain")):
@@ -249,8 +249,8 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                         len(dec.tokens), run.seed, run.backend, stop_at_eos=False)).metrics
             base = state["plain"]
             speedup = (m["new_tokens"] / m["wall_s"]) / (base["new_tokens"] / base["wall_s"])
-            a.metric(t("spec.m.speedup"), f"{speedup:.2f}×", help=t("spec.m.speedup.help") + gloss("speed-up"))
-            b.metric(t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")
+            metric_rows(st, [(t("spec.m.speedup"), f"{speedup:.2f}×", t("spec.m.speedup.help") + gloss("speed-up")),
+                             (t("spec.m.plain"), f"{base['new_tokens'] / base['wall_s']:.1f} tok/s")])
             busy_warning(st, lm, base["new_tokens"] / base["wall_s"], base["new_tokens"], len(prompt_ids))
         st.caption(t("spec.engines"))
     download_run("speculative", lab, strategy, run, dec,

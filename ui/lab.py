@@ -250,6 +250,16 @@ def table(where, rows: list[dict], pin: str | None = None, **kw) -> None:
     where.dataframe(shown, hide_index=True, **{"width": "stretch", **kw})
 
 
+def metric_rows(where, metrics: list[tuple], per_row: int = 2) -> None:
+    """Metrics ``(label, value)`` or ``(label, value, help)``, ``per_row`` to a row, each row its own columns with
+    their values on one line: a label that wraps (a narrow column, presentation mode's larger type) lifts its own
+    label, not its value ("Mean accepted τ" on two lines put 2.00 below its neighbour's 0.25)."""
+    for start in range(0, len(metrics), per_row):
+        row = metrics[start:start + per_row]
+        for col, (label, value, *help_) in zip(where.columns(per_row, vertical_alignment="bottom"), row):
+            col.metric(label, value, help=help_[0] if help_ else None)
+
+
 def _present_cell(value):
     """A cell of the presentation mode's HTML table: numbers as the rows rounded them (st.table pads every float to
     four decimals: "1.5300"), None as "–", a truth value as ✓ / ✗ (the dataframe draws a check box; st.table

@@ -84,6 +84,18 @@ SPLIT_WORDS = """() => {  // words of metric and widget labels drawn on two line
 }"""
 
 
+MISALIGNED_ROWS = """() => {  // rows of metrics whose values are not drawn on one line, and how many rows were looked at
+    const rows = new Map();
+    for (const v of document.querySelectorAll("[data-testid='stMetricValue']")) {
+        const row = v.closest("[data-testid='stHorizontalBlock']");
+        if (!rows.has(row)) rows.set(row, []);
+        rows.get(row).push(v.getBoundingClientRect().top);
+    }
+    const off = Array.from(rows.values()).filter(tops => Math.max(...tops) - Math.min(...tops) > 2);
+    return [off.length, rows.size];
+}"""
+
+
 def tree_text_px(page) -> float:
     """The on-screen height (px) of the tallest text in the page's first graphviz chart, once it is drawn (the tree is
     drawn after the script goes idle)."""
@@ -97,7 +109,7 @@ def tree_text_px(page) -> float:
 def test_presentation_mode_keeps_words_whole_and_metrics_large(server, page):
     """At 1280 x 720 in presentation mode the Beam page's metric and widget labels break between words, not inside them
     ("Hypothese / s fed", "Absolut / e ap" before), a metric's value is drawn larger than its label (it read at body
-    size), the page list's entries stay inside their highlight (right and bottom), and the tree's type is larger than
+    size) and the values of a row of metrics on one line, the page list's entries stay inside their highlight (right and bottom), and the tree's type is larger than
     without the mode."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(server + "/beam?beam_max_new=2&use_ap=true&ap=1.5")
@@ -116,6 +128,8 @@ def test_presentation_mode_keeps_words_whole_and_metrics_large(server, page):
         parseFloat(getComputedStyle(document.querySelector("[data-testid='stMetricLabel'] p")).fontSize),
         parseFloat(getComputedStyle(document.querySelector("[data-testid='stMetricValue'] p")).fontSize)]""")
     assert value_px >= 1.5 * label_px, (label_px, value_px)
+    off, rows = page.evaluate(MISALIGNED_ROWS)  # "Hypotheses fed" on two lines put its value below "Total fed"'s
+    assert off == 0 and rows >= 3, (off, rows)
     outside = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stSidebarNavLink']"))
         .filter(a => { const p = a.querySelector("p").getBoundingClientRect(), box = a.getBoundingClientRect();
                        return p.right > box.right + 1 || p.bottom > box.bottom + 1; })
