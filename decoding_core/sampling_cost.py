@@ -34,6 +34,8 @@ COST = {  # the cost model drawn beside the measured points: (n, k) -> operation
 }
 COMPLEXITY = {"linear-scan": "O(k + nk)", "binary-search": "O(k + n log k)", "alias": "O(k + n)",
               "multinomial": "O(k + n log k)", "gumbel-max": "O(nk)", "exp-race": "O(nk)"}
+NOTES_COMPLEXITY = {"linear-scan": "O(nk)", "binary-search": "O(k + n log k)", "alias": "O(k log k + n)"}  # the notes'
+# table (its direct method scans a CDF it does not count building; Vose builds the alias table in O(k), not by a sort)
 CHUNK = 1 << 22  # numbers held at once by the O(nk) methods
 
 

@@ -125,6 +125,7 @@ def render() -> None:
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")
             st.caption(t("eagle.depth"))
+        st.caption(t("eagle.published"))
     if choice and choice.get("reason") == "measured":
         st.header(t("eagle.h.sizing"))
         st.markdown(t("eagle.sizing", total=sizes.total_tokens, depth=sizes.depth))
@@ -221,6 +222,9 @@ def explain(kind: str) -> None:
     st.markdown(t("eagle.why1"))
     st.latex(r"\textbf{EAGLE-1:}\quad \hat f_{i+1} = \mathrm{Layer}\big(W\,[\,\mathrm{embed}(t_{i+1});\,f_i\,] + b\big),"
              r"\qquad q = \mathrm{softmax}\big(\mathrm{lm\_head}_{\text{target}}(\hat f_{i+1})\big)")
+    st.latex(r"L = L_{\text{reg}} + w_{\text{cls}} L_{\text{cls}},\quad L_{\text{reg}} = \mathrm{SmoothL1}(f_{i+1}, "
+             r"\hat f_{i+1}),\quad L_{\text{cls}} = \mathrm{CE}(p_{i+2}, \hat p_{i+2}),\quad w_{\text{cls}} = 0.1")
+    st.caption(t("eagle.loss1"))
     st.markdown(t("eagle.why3"))
     st.latex(r"\textbf{EAGLE-3:}\quad g_i = \mathrm{fc}([h^{(2)}_i; h^{(15)}_i; h^{(27)}_i]),\quad "
              r"o_i = \mathrm{Layer}\big([\mathrm{norm}(\mathrm{embed}(t_{i+1})); \mathrm{norm}(g_i)]\big),")

@@ -30,6 +30,8 @@ def render() -> None:
                 col.markdown(t("home.try", label=label, what=what))
                 if col.button(t("home.try_button"), key=f"try_{step['page']}_{i}", icon=":material/play_arrow:"):
                     _open(step["page"], settings)
+    st.header(t("home.summary.header"))
+    st.markdown(t("home.summary"))
     st.caption(t("home.footer"))
 
 

@@ -1,9 +1,9 @@
 """The cost of drawing a token: the source notes' table, measured in both regimes on this machine."""
 import streamlit as st
 
-from decoding_core.sampling_cost import COMPLEXITY
+from decoding_core.sampling_cost import COMPLEXITY, NOTES_COMPLEXITY
 from decoding_core.sizing import forward_now, known_forward_costs
-from decoding_core.studies.sampling_cost import sampling_cost
+from decoding_core.studies.sampling_cost import draw_vs_forward, method_name, sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
 from ui.i18n import say, t
@@ -23,8 +23,8 @@ P = Controls([
 def render() -> None:
     lab, _ = open_page("sampling_cost", P)
     st.markdown(t("cost.intro"))
-    table(st, [{"method": m, "cost for n draws over k categories": c} for m, c in COMPLEXITY.items()],
-          width="content")
+    table(st, [{"method": m, "cost for n draws over k categories": c, "in the notes": NOTES_COMPLEXITY.get(m, "–")}
+               for m, c in COMPLEXITY.items()], width="content")
     c1, c2, c3 = st.columns([2, 2, 1])
     P.show("cost_budget", c1)
     P.show("cost_n", c2)
@@ -53,6 +53,11 @@ def render() -> None:
     st.markdown(t("cost.new"))
     chart(st, decoding_figure(rec, k), "cost-decoding", width="stretch")
     skipped(rec, "new", k=k)
+    if vs := draw_vs_forward(rec, k):
+        fast, slow, forward = vs
+        st.caption(t("cost.vs_forward", k=k, fast=say(method_name(fast.method)), fast_us=1e6 * fast.seconds / fast.n,
+                     slow=say(method_name(slow.method)), slow_ms=1e3 * slow.seconds / slow.n, forward_ms=1e3 * forward,
+                     share=100 * fast.seconds / fast.n / forward))
     st.markdown(t("cost.say") + "\n\n" + "\n".join(f"- {say(c)}" for c in rec.crossovers))
     st.markdown(t("cost.why"))
     with st.expander(t("cost.exact.title")):

@@ -142,6 +142,7 @@ def render() -> None:
         st.markdown(t("spec.measured", alpha=sweep.alpha, c=sweep.c, n=sweep.best.n, speedup=sweep.best.speedup))
         if level := sweep.level_with_best():
             st.caption(t("spec.level", ns=", ".join(map(str, level)), n=sweep.best.n))
+        st.caption(t("spec.published"))
         st.markdown(t("spec.why") + " " + sweep_explanation(sweep))
         st.subheader(t("spec.h.price"))
         st.markdown(t("spec.price"))

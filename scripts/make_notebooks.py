@@ -108,7 +108,9 @@ pd.DataFrame(table)'''),
 
 Adding independent **Gumbel noise** $G_i=-\\log(-\\log U_i)$ to the logits and taking the argmax draws
 *exactly* from the softmax, without ever computing it:
-$\\arg\\max_i(\\ell_i+G_i)\\sim\\text{Categorical}(\\text{softmax}(\\ell))$. The **exponential race**
+$\\arg\\max_i(\\ell_i+G_i)\\sim\\text{Categorical}(\\text{softmax}(\\ell))$ (exactly up to one bound: $U$ is drawn on
+the open interval (0, 1), so a token more than ~20 nats below the best, probability < 1e-8, is never drawn; a
+temperature divides the logits before the noise is added). The **exponential race**
 (argmax $p_i/E_i$, $E_i\\sim\\text{Exp}(1)$) is the same idea. Below, M draws with each sampler are compared with
 the exact probabilities (the markers): a healthy sampler has a small total-variation (TV) distance, shrinking like
 $1/\\sqrt{M}$, and a chi-square p-value that is not tiny."""),

@@ -140,6 +140,16 @@ def method_name(method: str) -> Msg:
     return Msg.of(f"core.method.{method}")
 
 
+def draw_vs_forward(rec: SamplingCost, k: int) -> tuple[CostRow, CostRow, float] | None:
+    """What a decoding step's draw costs beside the step's forward: the fastest and the slowest method's rows for one
+    draw per new distribution, one row a call, over ``k`` categories (seconds / n per draw), and the fastest probe
+    forward (seconds) of the same study; None where the study has neither."""
+    rows = [r for r in rec.rows if r.regime == "new" and r.k == k and r.batch == 1 and r.seconds]
+    if not rows or not rec.probes:
+        return None
+    return min(rows, key=lambda r: r.seconds), max(rows, key=lambda r: r.seconds), min(rec.probes)
+
+
 def crossovers(rows, ks) -> tuple[str, ...]:
     """Plain-words crossovers: in regime "one", from which n the alias table and binary search beat
     Gumbel-max at the largest k; in regime "new", which method is fastest per batch at the largest k."""

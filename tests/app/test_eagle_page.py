@@ -30,6 +30,9 @@ def test_static_tree_and_comparison():
     table = at.dataframe[-1].value
     assert (table["same text as reference"].iloc[1:] == "yes").all()
     assert len(table) == 3
+    # the published figures beside the measured ones, and the notes' "minimal degradation" answered
+    assert any("Spec-Bench" in c.value and "there is none" in c.value for c in at.caption)
+    assert any(r"w_{\text{cls}} = 0.1" in x.value for x in at.latex)  # the notes' EAGLE-1 loss, as trained
     assert not at.exception
 
 

@@ -5,6 +5,8 @@ from tests.app.conftest import open_app
 def test_measures_both_regimes_with_exactness():
     at = open_app("pages/sampling_cost.py")
     assert any("Press **Measure**" in i.value for i in at.info)
+    costs = at.dataframe[0].value.set_index("method")  # ours beside the notes' table (Vose's alias table: O(k))
+    assert costs.loc["alias", "in the notes' table"] == "O(k log k + n)" and costs.loc["alias"].iloc[0] == "O(k + n)"
     at.slider(key="cost_budget").set_value(0.2).run()
     next(b for b in at.button if b.label == "Measure").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -12,6 +14,8 @@ def test_measures_both_regimes_with_exactness():
     assert any(s.value.startswith("Regime 2") for s in at.subheader)
     said = next(m.value for m in at.markdown if "What the measurements say" in m.value)
     assert "fastest is" in said
+    beside = next(c.value for c in at.caption if c.value.startswith("Beside the model"))  # a draw against a forward
+    assert "µs" in beside and "ms" in beside and "%" in beside
     exact = at.dataframe[1].value
     assert set(exact["method"]) >= {"alias", "Gumbel-max", "binary search", "exponential race (exp-race)"} and (exact["p-value"] > 1e-4).all()
     # the machine's load was probed with the model itself, three times (before, between and after the regimes)

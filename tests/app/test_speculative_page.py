@@ -74,6 +74,7 @@ def test_sweep_and_drift():
     at.slider(key="sweep_tokens").set_value(8).run()
     next(b for b in at.button if b.label == "Run the sweep").click().run()
     assert any(m.value.startswith("Measured α") for m in at.markdown)
+    assert any("typically 2-3×" in c.value and "Spec-Bench" in c.value for c in at.caption)  # the notes' figure, placed
     assert any(s.value == "The price of a long draft" for s in at.subheader)  # the notes' N table as figures
     assert len(at.get("plotly_chart")) >= 3
     at.number_input(key="drift_trials").set_value(400).run()

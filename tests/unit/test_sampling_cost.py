@@ -5,7 +5,7 @@ import torch
 
 from decoding_core.sampling_cost import METHODS, build_alias, draw_new_distributions, draw_one_distribution
 from decoding_core.stats import chi_square
-from decoding_core.studies.sampling_cost import sampling_cost
+from decoding_core.studies.sampling_cost import CostRow, SamplingCost, draw_vs_forward, sampling_cost
 
 LOGITS = torch.randn(60, generator=torch.Generator().manual_seed(7)) * 2
 
@@ -67,3 +67,18 @@ def test_methods_that_share_their_uniforms_draw_the_same_tokens():
     assert torch.equal(one("linear-scan"), one("binary-search")) and torch.equal(one("binary-search"), one("multinomial"))
     assert torch.equal(one("gumbel-max"), one("exp-race")) and not torch.equal(one("alias"), one("multinomial"))
     assert torch.equal(new("linear-scan"), new("binary-search")) and torch.equal(new("gumbel-max"), new("exp-race"))
+
+
+def test_a_draw_beside_a_forward_reads_one_row_a_call_at_the_vocabulary():
+    """The page's "beside the model" line: per-draw time of the fastest and slowest method in the decoding regime (one
+    row a call, k = the vocabulary), against the study's fastest probe forward; None without rows or probes."""
+    rows = (CostRow("gumbel-max", "new", 100, 64, 1, 0.0064), CostRow("alias", "new", 100, 64, 1, 0.64),
+            CostRow("linear-scan", "new", 100, 64, 8, 0.0001),   # batched: not a decoding step's draw
+            CostRow("exp-race", "new", 10, 64, 1, 0.00001),      # another k
+            CostRow("binary-search", "new", 100, 64, 1, None),   # skipped
+            CostRow("multinomial", "one", 100, 1, 1, 0.000001))  # the other regime
+    fast, slow, forward = draw_vs_forward(SamplingCost(rows, (), {}, (), probes=(0.05, 0.04, 0.06)), 100)
+    assert (fast.method, slow.method, forward) == ("gumbel-max", "alias", 0.04)
+    assert fast.seconds / fast.n == pytest.approx(1e-4)
+    assert draw_vs_forward(SamplingCost(rows, (), {}, ()), 100) is None
+    assert draw_vs_forward(SamplingCost(rows, (), {}, (), probes=(0.05,)), 7) is None

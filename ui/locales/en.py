@@ -23,7 +23,8 @@ TEXT = {
     'page.beam.caption': ('Keep the k best partial answers at every step; prune the hopeless ones early (Freitag &'
                           ' Al-Onaizan, 2017).'),
     'page.speculative.caption': ('A small draft guesses N tokens; the big target checks all of them in ONE forward'
-                                 ' pass and keeps the longest acceptable prefix, plus one token of its own.'),
+                                 ' pass (causal attention gives its prediction after every prefix at once) and keeps the longest acceptable '
+                                 'prefix, plus one token of its own.'),
     'page.eagle.caption': ("A one-layer head predicts the target's next FEATURE; its guesses form a token tree that"
                            ' the target checks in one forward pass with a tree attention mask. Two heads are'
                            ' shipped: EAGLE-1 and EAGLE-3.'),
@@ -34,6 +35,13 @@ TEXT = {
     'page.notebook': 'Notebook: `{path}` (the same steps in Jupyter)',
 
     # Home
+    'home.summary.header': "The notes' summary, and where each idea is measured here",
+    'home.summary': ('| method | kind | key idea | measured here |\n|---|---|---|---|\n'
+                     '| Gumbel-max trick | efficient sampling | add noise + argmax instead of softmax + multinomial | '
+                     'Sampling (section 2), Cost of sampling |\n'
+                     '| beam-search pruning | search optimisation | drop low-scoring candidates early | Beam search |\n'
+                     '| speculative decoding | speed-up | draft cheaply, verify in parallel | Speculative decoding |\n'
+                     '| EAGLE | better speculation | predict features, not tokens; a tree of top-k drafts | EAGLE |'),
     'home.header': 'A lecture in six steps',
     'home.open': 'Open the page',
     'home.try': '**Try: {label}.** {what}',
@@ -96,7 +104,11 @@ TEXT = {
                        'reaches p; **min-p** drops tokens far less likely than the best one. Cut tokens get '
                        '$-\\infty$ (greyed bars), and the rest are renormalised by the softmax.'),
     'sampling.gumbel': ('Adding independent **Gumbel noise** $G_i=-\\log(-\\log U_i)$ to the logits and taking the '
-                        'argmax draws exactly from the softmax, without computing it. The **exponential race** (argmax '
+                        'argmax draws exactly from the softmax, without computing it (exactly up to one bound: the uniforms are drawn on '
+                        'the open interval (0, 1), so a token more than ~20 nats below the best, probability < 1e-8, '
+                        'is never drawn). The temperature divides the logits *before* the noise is added (the argmax '
+                        'of (ℓ + G) / T ignores T). The k largest of ℓ + G are k draws without replacement '
+                        '(Gumbel-top-k, Kool et al. 2019: the Beam page\'s stochastic beams). The **exponential race** (argmax '
                         '$p_i/E_i$, $E_i\\sim\\text{Exp}(1)$) is the same idea. Each histogram below is compared with '
                         'the exact probabilities by the total-variation distance and a chi-square test: a healthy '
                         'sampler has a small TV (shrinking like $1/\\sqrt{M}$) and a p-value that is not tiny. For an exact '
@@ -113,20 +125,26 @@ TEXT = {
                          '**same** distribution is sampled n times. With fresh noise the histogram follows the '
                          'probabilities; with reused noise all n draws land on one token, and which one depends '
                          'only on the seed. Pre-drawing a *block* of noise is fine as long as each row is used '
-                         'once (the `gumbel-block` sampler, one of the choices in section 2, does exactly that).'),
+                         'once (the `gumbel-block` sampler, one of the choices in section 2, does exactly that). **Fix**: fresh noise '
+                         'at every step.'),
     'sampling.stepping': ('Each step runs the model once (reusing its KV cache), applies the processors above and '
                           'draws one token with the chosen sampler. Colours show the probability each token was drawn '
                           'with.'),
     'beam.pruning': ('**Pruning** (Freitag & Al-Onaizan 2017; their settings: rp = 0.6, ap = 2.5, rpl = 0.02, mc = '
                      '3). Pruned candidates are not replaced: the beam shrinks, and fewer hypotheses are fed to the '
-                     'model.'),
+                     'model (the paper: up to 43% faster on translation, with no loss of quality). *Relative local* '
+                     'compares a candidate\'s last token with the best last token among the candidates, the paper\'s '
+                     'rule; the notes\' one line ("applied at each expansion step, locally, not globally") means this. '
+                     'The notes keep each step\'s k best in a size-k min-heap; here a top-k over the pooled scores picks '
+                     'the same k.'),
     'beam.graph': ('Bold blue = the current frontier (running beams); green double border = finished (ends in '
                    'EOS); amber dashed = stopped by the length limit; grey dashed = pruned (✂ with the rule); '
                    'dotted = fell off the top-k. Each node shows its token and cumulative score (log-probability); '
                    'hover for details.'),
     'beam.empty': ('Every candidate was pruned: the beam is empty. This is what the literal relative rule does on '
                    'log-probabilities: rp × (a negative max score) lies ABOVE the max score, so the best candidate '
-                   'is pruned too.'),
+                   'is pruned too. **Fix**: the relative rule applies to probabilities, P(c) ≤ rp × P(best), that is '
+                   'score(c) ≤ score(best) + log rp.'),
     'spec.sweep': ('With per-token acceptance α (assumed independent) and draft cost c (one draft token ÷ one target '
                    'token), a step yields on average $(1-\\alpha^{N+1})/(1-\\alpha)$ tokens, and the speed-up is'),
     'spec.sweep_measured': ('Below, α and c are **measured** (α = the acceptance rate at N = 1; c = draft time per '
@@ -136,7 +154,8 @@ TEXT = {
     'spec.drift': ("The notes accept a draft token whenever it is among the target's top K. Here the draft samples "
                    'its first token y ~ q and each rule decides, many times over: the histogram of the token that '
                    "comes out is compared with the target's own distribution p. Rejection sampling matches p (it is "
-                   'lossless); top-K with K > 1 drifts towards the draft. Greedy match is exact in its own setting: '
+                   'lossless); top-K with K > 1 drifts towards the draft. **Fix**: accept with probability min(1, p/q) and, '
+                   'on a rejection, draw from the residual max(0, p − q), normalised. Greedy match is exact in its own setting: '
                    "it reproduces the target's greedy output token for token (tested)."),
     'spec.drift_noise': ('TV distance also includes sampling noise: a histogram of {trials:,} draws from p itself is '
                          'off by about {noise:.3f} (½ Σ √(2p(1 − p) / (π M)), see TV distance in the glossary). Rejection '
@@ -172,7 +191,7 @@ TEXT = {
                    "probabilities. EAGLE's head learns the next feature from the current one: features change smoothly "
                    'from one position to the next, so a single layer can follow them, while a small *token* model '
                    'has to learn the whole language on its own. The next feature depends on which token was actually '
-                   'chosen (from the same feature, “I am” and “I will” lead to different futures), so the head also '
+                   'chosen (the notes\' example: after “I am”, “excited” and “begin” give very different features), so the head also '
                    'reads the **next token**: its input at position i is the pair (feature i, token i+1), the **token '
                    'shift**.'),
     'eagle.why3': ("**EAGLE-3** changes three things. *Which features*: the last layer's feature is already shaped "
@@ -184,13 +203,25 @@ TEXT = {
                    'training-time test fixes*: at depth 2 and deeper the head must read its OWN predicted '
                    "features, which are never exactly the target's. EAGLE-1 was trained on true features only, so "
                    'its errors compound with depth; EAGLE-3 is trained by unrolling itself several steps and '
-                   'feeding back its own outputs, exactly as it drafts. To see the effect, switch the head above between '
+                   'feeding back its own outputs, exactly as it drafts. The notes sum EAGLE-3 up as "scaling to larger training '
+                   'data for better drafts": without the feature loss and with training-time test, more data keeps '
+                   'paying (the EAGLE-3 paper found EAGLE-1 gained little from more data). To see the effect, switch the head above between '
                    "EAGLE-1 and EAGLE-3: the trained head's figures below give its held-out agreement with the target "
                    "at each depth, and *Measure* above charts this prompt's acceptance by depth."),
     'eagle.cmp': ('Same prompt, length, device and dtype, measured now in this session (greedy, so all three produce '
                   'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding. Each press times one '
                   'short run of each: on a 2-core CPU speed-ups that close can swap places between presses, so '
                   'press again before ranking them.'),
+    'eagle.loss1': ('EAGLE-1 is trained on the target\'s features: L_reg pulls the predicted feature towards the '
+                    'target\'s next feature, L_cls (soft cross-entropy) makes the token it implies the target\'s; '
+                    'the shipped head was trained with this loss and w_cls = 0.1. EAGLE-3 (below) drops L_reg.'),
+    'eagle.published': ('Published figures, for scale: EAGLE\'s mean accepted length is 3.6-4.0 on 7B-70B chat '
+                        'models (MT-bench); Spec-Bench (Vicuna-7B, greedy, one RTX 3090) measured EAGLE-2 at 2.25× (τ '
+                        '4.36), EAGLE at 2.16× (τ 3.57), a draft model at 1.83× (τ 2.29) and prompt lookup at 1.55× '
+                        '(τ 1.74). Here the target has 135 M parameters on a CPU and the heads were trained on a CPU on '
+                        '~3 M tokens, so τ and the speed-ups are lower. The notes say EAGLE decodes "with minimal '
+                        'quality degradation": with these verification rules there is none. Greedy gives the target\'s '
+                        'own text token for token, and rejection sampling is lossless.'),
     'eagle.depth': ('For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the '
                     'accepted path. A tree checks several guesses at every depth, so more of its steps reach each depth '
                     'it has; a tree sized for this CPU is shallow (its depth is in its name), so a chain of N drafts can '
@@ -204,8 +235,9 @@ TEXT = {
                       'comparison is in the link.'),
     'compare.chart': ('One bar per column. tokens/s: decoding speed on this machine (higher is faster). log p(output): '
                       'how likely the target finds the whole output (closer to 0 is more likely; beam search maximises '
-                      'it). distinct-2: unique bigrams / all bigrams (lower = more repetition). τ: tokens per target '
-                      'forward for the drafting strategies (no bar where it does not apply).'),
+                      'it). distinct-2: unique bigrams / all bigrams (lower = more repetition). τ: tokens per verify step '
+                      '(one target forward each, the prompt\'s forward not counted) for the drafting strategies (no bar '
+                      'where it does not apply).'),
     'compare.caption': ('Wall time covers decoding only (the model was loaded and warmed up before). τ = (accepted '
                         '+ verify steps) / verify steps. Greedy, beam k = 1, greedy-match speculative decoding, '
                         'prompt lookup and greedy EAGLE must give the same text as greedy where their settings are '
@@ -231,7 +263,8 @@ TEXT = {
                    'MANY NEW distributions (decoding, where every step brings a new distribution). Below, each '
                    "method is timed in both regimes on this machine, with the notes' cost model drawn through the "
                    "measured points (dotted). Vose's method builds the alias table in O(k) with two work lists (no "
-                   "sort), so the honest figure is O(k + n), not the notes' O(k log k + n)."),
+                   "sort), so the honest figure is O(k + n), not the notes' O(k log k + n); the linear scan's O(k + nk) is "
+                   "the notes' O(nk) with the one pass that builds the CDF written out."),
     'cost.one': ('With one distribution, whatever is built once is reused by every draw: the CDF (binary search, '
                  'torch.multinomial) or the alias table (O(1) per draw). Gumbel-max and the exponential race need '
                  'k fresh random numbers for EVERY draw, O(nk): their lines climb with slope 1 in n from the '
@@ -245,6 +278,11 @@ TEXT = {
                  'O(k) expensive), the CDF methods normalise and sum k terms for every row, and Gumbel-max or the '
                  'race need one pass of noise + argmax, with no softmax and no normalisation. The chart\'s axis is '
                  'logarithmic (each grid line is 10× the one below): read a bar\'s value off the axis, not its length.'),
+    'cost.vs_forward': ('Beside the model: one decoding draw from all k = {k:,} tokens took **{fast_us:.0f} µs** with the '
+                        'fastest method here ({fast}) and {slow_ms:.1f} ms with the slowest ({slow}); one forward of the '
+                        'model took **{forward_ms:.0f} ms** in the same study. The fastest draw is {share:.1f}% of a '
+                        'step: the notes call sampling a system bottleneck worth optimising, and a poor choice (the '
+                        'slowest method) would make it one; a good one leaves the forward to dominate.'),
     'cost.why': ('**Why Gumbel-max suits decoding hardware.** argmax(l + G) needs no normalisation: no sum over the '
                  'vocabulary before the draw and no prefix scan, only an elementwise add and one reduction, which '
                  'parallelise and fuse with the logits computation on a GPU. **When is precomputed noise legitimate?** '
@@ -333,7 +371,7 @@ TEXT = {
                                  '(orange: a correction, blue: a bonus).'),
     'lecture.speculative.try0': 'Longer drafts',
     'lecture.speculative.try0.what': ('N = 8: more tokens per verify step when the draft is right, more wasted work '
-                                      'when it is not. Compare τ with N = 2.'),
+                                      'when it is not. Compare τ with N = 2 (the notes\' usual choices are N = 4 or 8).'),
     'lecture.speculative.try1': "The notes' top-K rule",
     'lecture.speculative.try1.what': ('Top-K verification with K = 3: fast, but the drift section shows its output '
                                       "distribution is no longer the target's (rejection sampling's is)."),
@@ -386,7 +424,8 @@ TEXT = {
     'glossary.chi-square.text': ('Compares counts with the exact probabilities; a p-value that is not tiny (say > '
                                  '0.001) means the counts are consistent with the sampler being exact.'),
     'glossary.gumbel-max': 'Gumbel-max',
-    'glossary.gumbel-max.text': ('argmax(logits + Gumbel noise) is an exact sample from softmax(logits); reusing the '
+    'glossary.gumbel-max.text': ('argmax(logits + Gumbel noise) is an exact sample from softmax(logits) (up to a bound: a token more than ~20 '
+                                 'nats below the best, probability < 1e-8, is never drawn); reusing the '
                                  "same noise for every draw is the notes' pitfall (the same token every time)."),
     'glossary.alias': 'Alias method (Vose)',
     'glossary.alias.text': ('A table built once in O(k) from a distribution over k outcomes; each draw then costs '
@@ -422,12 +461,16 @@ TEXT = {
                           "τ = 1.00 (tables show – for runs that draft nothing). The "
                           'first forward, which reads the prompt and yields one token, is not a verify step: tokens '
                           'per target forward over the whole run (prefill included) is a little lower. Without the '
-                          "target's own token it would be A / S, which some engines report instead."),
+                          "target's own token it would be A / S, which some engines report instead. The worst case, every draft "
+                          'rejected, is τ = 1: the same text as plain decoding (never worse), with the drafting time '
+                          'lost, so a speed-up below 1.'),
     'glossary.alpha': 'α and c (the theory)',
     'glossary.alpha.text': ("α: the chance one drafted token is accepted, measured at N = 1; c: the draft's time "
                             "per drafted token over the target's time per token. The theory's speed-up (1 − "
                             'α^(N+1)) / ((1 − α)(N c + 1)) assumes independent acceptances and a verify pass that '
-                            'costs one forward.'),
+                            'costs one forward. α measures how well the draft matches the target (the notes\' draft-target alignment): '
+                            'good alignment, few rejections, a large speed-up; hence a draft from the target\'s own '
+                            'family, or one trained on the target\'s own outputs, as the shipped draft is.'),
     'glossary.speed-up': 'Speed-up (measured in the same run)',
     'glossary.speed-up.text': ('Tokens/s of the method ÷ tokens/s of plain target decoding of the same prompt, length, '
                                'device and dtype, timed in the same session (here: next to each other), never against '
@@ -746,6 +789,7 @@ TEXT = {
     'viz.cost.us': 'µs per distribution',
     'col.method': 'method',
     'col.cost for n draws over k categories': 'cost for n draws over k categories',
+    'col.in the notes': 'in the notes\' table',
     'col.regime': 'regime',
     'col.seconds': 'seconds',
     'col.batch': 'batch',
@@ -912,6 +956,12 @@ TEXT = {
     'spec.per_forward': 'tokens per target forward',
     'spec.speedup_axis': 'tokens/s ÷ plain tokens/s (×)',
     'spec.speedup_title': 'Speed-up over plain decoding',
+    'spec.published': ('The notes quote "typically 2-3×" wall-clock, depending on how well the draft matches the '
+                       'target: that is for large targets on a GPU (a 7B draft for a 70B target), where a target '
+                       'forward is expensive and checking N tokens costs about as much as one. Spec-Bench (Vicuna-7B, '
+                       'greedy, one RTX 3090) measured a draft model at 1.83× (τ 2.29) and prompt lookup at 1.55× (τ '
+                       '1.74). Here the target is 135 M parameters on a CPU: its forward is cheap, so the draft\'s '
+                       'cost c (measured above) weighs more, and the same rule gains less.'),
     'spec.level': ('N = {ns}: within the spread of the repeats of N = {n} (their ± one standard deviation overlap), '
                    'so this sweep does not tell them apart; more repeats would.'),
     'spec.measured': 'Measured α = **{alpha:.2f}**, c = **{c:.2f}**. Best measured N = **{n}** ({speedup:.2f}×).',
@@ -1186,8 +1236,8 @@ TEXT = {
     'load.chain': 'Measuring what a draft step and a verify pass cost on this device (once)…',
     'load.tree': 'Measuring what a verify pass and a head level cost on this device (once)…',
     'load.prompt': 'Reading the prompt: {n:,} tokens in one forward…',
-    'viz.loss.feature': 'feature loss (SmoothL1)',
-    'viz.loss.token': 'token loss (soft CE)',
+    'viz.loss.feature': 'feature loss L_reg (SmoothL1)',
+    'viz.loss.token': 'token loss L_cls (soft CE)',
     'viz.loss.agree': 'top-1 agreement (train batch)',
     'viz.loss.ttt': 'training-time-test loss (weighted soft CE)',
     'viz.loss.agree_depth': 'top-1 agreement by depth (train batch)',

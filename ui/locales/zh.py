@@ -21,7 +21,7 @@ TEXT = {
     'page.beam.caption': ('每一步保留 k 个最好的部分答案；尽早剪掉没有希望的候选 (pruning，Freitag & Al-Onaizan,'
                           ' 2017)。'),
     'page.speculative.caption': ('小型草稿模型 (draft) 先猜 N 个 token；大型目标模型 (target) 在一次前向传递中'
-                                 '验证全部草稿，保留最长的可接受前缀，再加上一个它自己的 token。'),
+                                 '验证全部草稿（因果注意力一次算出每个前缀之后的预测），保留最长的可接受前缀，再加上一个它自己的 token。'),
     'page.eagle.caption': ('一个单层草稿头预测目标模型的下一个“特征” (feature)；它的猜测组成一棵 token 树，目标模型'
                            '借助树注意力掩码 (tree attention mask) 在一次前向传递中验证整棵树。应用自带两个草稿头：'
                            'EAGLE-1 和 EAGLE-3。'),
@@ -31,6 +31,12 @@ TEXT = {
     'page.notebook': '笔记本：`{path}`（在 Jupyter 中走同样的步骤）',
 
     # 首页
+    'home.summary.header': '笔记的总结，以及每个想法在这里的实测位置',
+    'home.summary': ('| 方法 | 类型 | 关键思想 | 实测页面 |\n|---|---|---|---|\n'
+                     '| Gumbel Max技巧 | 高效采样 | 用加法 + argmax 替换 softmax + 多项分布采样 | 采样（第 2 节）、采样的代价 |\n'
+                     '| 束搜索剪枝 | 搜索优化 | 提前丢弃低分候选 | 束搜索 |\n'
+                     '| 推测性解码 | 加速 | 便宜起草，并行验证 | 推测性解码 |\n'
+                     '| EAGLE | 改进推测 | 预测特征而非 token，树结构草稿 top-k | EAGLE |'),
     'home.header': '六步课程',
     'home.open': '打开此页',
     'home.try': '**试一试：{label}。** {what}',
@@ -83,11 +89,14 @@ TEXT = {
              '一次运行。**术语表**（菜单最后一项）定义了每个指标。'),
     'home.lecture': ('适合课堂的建议顺序：每一步说明先看什么，并提供一键设置该页控件的实验（侧边栏的模型、提示词和'
                      '随机种子保持不变）。每个页面顶部也会提示先看什么。'),
-    'sampling.rules': ('模型为每个 token 输出一个分数 (logit) $\\ell_i$。**温度**把它们相除；**top-k** 只保留最大的 k 个；'
+    'sampling.rules': ('模型为每个 token 输出一个分数 (logit) $\\ell_i$。**温度** T：把它们都除以 T；**top-k** 只保留最大的 k 个；'
                        '**top-p** 保留概率质量达到 p 的最小高概率集合；**min-p** 去掉远不如最佳 token 可能的 token。'
                        '被截掉的 token 得到 $-\\infty$（灰色柱），其余的由 softmax 重新归一化。'),
     'sampling.gumbel': ('给 logits 加上独立的 **Gumbel 噪声** $G_i=-\\log(-\\log U_i)$ 再取 argmax，恰好等价于从 softmax'
-                        ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。**指数竞赛** (exponential race，'
+                        ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。“恰好”有一个界限：均匀随机数取自开区间 (0, 1)，'
+                        '所以比最佳 token 低约 20 nats 以上（概率 < 1e-8）的 token 永远抽不到。温度要在加噪声*之前*除：'
+                        '(ℓ + G) / T 的 argmax 与 T 无关。取 ℓ + G 最大的 k 个，就是 k 次不放回抽样（Gumbel-top-k，'
+                        'Kool 等 2019：束搜索页的随机束正是用它）。**指数竞赛** (exponential race，'
                         'argmax $p_i/E_i$，$E_i\\sim\\text{Exp}(1)$) 是同一个思路。下面每个直方图都用总变差距离 (TV)'
                         ' 和卡方检验 (chi-square) 与精确概率比较：健康的采样器 TV 很小（按 $1/\\sqrt{M}$ 缩小），'
                         'p 值也不会极小。对精确的采样器，p 值在 0 到 1 之间均匀分布，所以大约每 20 次就有一次'
@@ -105,7 +114,10 @@ TEXT = {
     'sampling.stepping': ('每一步运行一次模型（复用它的 KV 缓存），应用上面的处理器，再用所选采样器抽取一个 token。'
                           '颜色表示每个 token 被抽中时的概率。'),
     'beam.pruning': ('**剪枝** (pruning，Freitag & Al-Onaizan 2017；他们的设置：rp = 0.6，ap = 2.5，rpl = 0.02，mc = 3)。'
-                     '被剪掉的候选不会被补上：束变窄，送入模型的假设也更少。'),
+                     '被剪掉的候选不会被补上：束变窄，送入模型的假设也更少（论文：在翻译上最多快 43%，质量不降）。*相对局部*阈值'
+                     '比较候选最后一个 token 的概率与所有候选中最好的最后一个 token 的概率，这是论文的规则；笔记的一句话'
+                     '（“在每个扩展步骤（局部）而非全局应用阈值”）说的就是它。笔记用大小为 k 的最小堆保留每步最好的 k 个；'
+                     '这里对汇总的分数取 top-k，选出的是同样的 k 个。'),
     'beam.graph': ('蓝色粗框 = 当前前沿（仍在运行的束）；绿色双边框 = 已完成（以 EOS 结尾）；琥珀色虚线 = 因长度上限停止；'
                    '灰色虚线 = 被剪枝（✂ 及规则）；点线 = 落出 top-k。每个节点显示它的 token 和累积得分（对数概率）；'
                    '悬停查看详情。'),
@@ -140,21 +152,30 @@ TEXT = {
                      ' token 的代价都和一个 token 差不多；在 CPU 上它随 T 增长：使用分块内核（每个权重只读一次，供所有行共用）时，到约 8 个 token 为止增长很慢，之后更快（左：在本机实测，取迄今每次测量中最快的值）。草稿头在每种规模下的'
                      '平均接受长度 τ 已在留出指令上测过一次（见其清单 manifest）；除以每种规模在此处的成本，得到预期的'
                      ' token/秒（右），并采用最优规模：**{total} 个 token，深度 {depth}**。这是用来给各规模排序的上限估计：前向之外的工作（建树、维护缓存）没有计入，所以上面*测量*得到的 token/秒 会更少。关闭*自动规模*可以自己选择。'),
-    'eagle.why1': ('目标模型最后的隐藏状态 **f**（最终归一化之后）就是它的 LM head 变成 token 概率的东西。EAGLE 的草稿头'
+    'eagle.why1': ('目标模型最后的隐藏状态 **f**（最终层特征，最终归一化之后）就是它的 LM head 变成 token 概率的东西。EAGLE 的草稿头（笔记称“草稿层”）'
                    '从当前特征学习下一个特征：特征在相邻位置之间平滑变化，单层就能跟上；而小型 *token* 模型必须独立学会'
-                   '整个语言。下一个特征取决于实际选中的 token（同一个特征之后，“I am” 和 “I will” 通向不同的未来），'
+                   '整个语言。下一个特征取决于实际选中的 token（笔记的例子：在 “I am” 之后，“excited” 和 “begin” 的特征非常不同），'
                    '所以草稿头还读入**下一个 token**：它在位置 i 的输入是（特征 i，token i+1）这一对，即 **token 偏移**'
                    ' (token shift)。'),
-    'eagle.why3': ('**EAGLE-3** 改变了三件事。*用哪些特征*：最后一层的特征已经只为紧接着的下一个 token 塑形；EAGLE-3'
+    'eagle.why3': ('**EAGLE-3** 改变了三件事。*用哪些特征*：最终层特征已经只为紧接着的下一个 token 塑形；EAGLE-3'
                    ' 读取进入低、中、高三层的隐藏状态（对这个 30 层的目标模型：第 2、15、27 层）并融合，g = fc([低; 中;'
                    ' 高])。*用哪个词汇表*：它只在最常见的回答 token 中起草，使用自己的小 LM head，使每一层草稿比目标模型'
                    ' 49,152 行的 head 便宜数倍；目标模型仍在完整词汇表上验证，所以不损失任何东西。*训练时测试*'
                    ' (training-time test) *修正了什么*：在深度 2 及更深处，草稿头必须读入它*自己*预测的特征，而这些特征'
                    '永远不会与目标模型的完全相同。EAGLE-1 只用真实特征训练，误差随深度累积；EAGLE-3 训练时把自己展开'
-                   '若干步并回灌自己的输出，和起草时完全一样。要看效果，可在上方把草稿头在 EAGLE-1 与 EAGLE-3 之间切换：下面训练所得草稿头的数字给出它在留出数据上每个深度与目标模型的一致率，上方的*测量*则画出这个提示词按深度的接受率。'),
+                   '若干步并回灌自己的输出，和起草时完全一样。笔记把 EAGLE-3 概括为“扩展到更大的训练数据集以获得更好的草稿质量”：'
+                   '去掉特征损失、加上训练时测试之后，更多的数据才能持续带来收益（EAGLE-3 论文发现 EAGLE-1 从更多数据中获益甚少）。要看效果，可在上方把草稿头在 EAGLE-1 与 EAGLE-3 之间切换：下面训练所得草稿头的数字给出它在留出数据上每个深度与目标模型的一致率，上方的*测量*则画出这个提示词按深度的接受率。'),
     'eagle.cmp': ('同一提示词、长度、设备和数据类型，现在在本会话中实测（贪婪，所以三者产生相同的文本）。'
                   '加速比 = token/秒 ÷ 普通目标解码的 token/秒。每次点击只为每种方法计时一次短运行：在双核 CPU 上，'
                   '相近的加速比在两次点击之间可能互换名次，排名之前请再测一次。'),
+    'eagle.loss1': ('EAGLE-1 用目标模型的特征训练：L_reg（回归损失）把预测的特征拉向目标模型的下一个特征，L_cls（分类损失，'
+                    '软交叉熵）让它对应的 token 与目标模型的一致；随附的草稿头正是用这个损失、w_cls = 0.1 训练的。'
+                    'EAGLE-3（下文）去掉了 L_reg。'),
+    'eagle.published': ('论文数字，作为参照：EAGLE 在 7B-70B 对话模型上的平均接受长度为 3.6-4.0（MT-bench）；Spec-Bench'
+                        '（Vicuna-7B，贪婪，一块 RTX 3090）测得 EAGLE-2 为 2.25×（τ 4.36），EAGLE 为 2.16×（τ 3.57），'
+                        '草稿模型为 1.83×（τ 2.29），提示词查找为 1.55×（τ 1.74）。这里的目标模型只有 1.35 亿参数、跑在 CPU '
+                        '上，草稿头也是在 CPU 上用约 300 万个 token 训练的，所以 τ 和加速比都更低。笔记说 EAGLE“质量退化极小”：'
+                        '在这些验证规则下根本没有退化。贪婪时逐 token 给出目标模型自己的文本，拒绝采样是无损的。'),
     'eagle.depth': '对于链（推测性解码），深度 d 是第 d 个草稿；对于树，是被接受路径上的第 d 个节点。树在每个深度同时检查多个猜测，所以在它具有的每个深度上有更多步被接受；为这台 CPU 选定的树较浅（深度写在名称里），因此 N 个草稿的链可能走得更远。',
     'compare.intro': ('为每一列选择策略并打开它的**设置**（贪婪；带处理器和采样器的采样；带或不带剪枝和采样前缀的束搜索；'
                       '随机束；带草稿、规则和 N 的推测性解码；带草稿头和树的 EAGLE）。每一列用相同的随机种子和长度依次'
@@ -162,9 +183,9 @@ TEXT = {
                       '的列在其他列重新运行时保留结果。整个对比都在链接里。'),
     'compare.chart': ('每列一根柱。token/秒：本机上的解码速度（越高越快）。log p(output)：目标模型认为整个输出有多大可能'
                       '（越接近 0 越可能；束搜索使它最大）。distinct-2：不同二元组 / 全部二元组（越低重复越多）。τ：'
-                      '起草类策略每次目标前向传递产出的 token 数（不适用处没有柱）。'),
+                      '起草类策略每个验证步骤（各一次目标前向传递，不计读入提示词的那一次）产出的 token 数（不适用处没有柱）。'),
     'compare.caption': ('墙钟时间只计解码（模型之前已加载并预热）。τ = (接受数 + 验证步数) / 验证步数。当设置为贪婪时，贪婪、'
-                        'k = 1 的束搜索、贪婪匹配的推测性解码、提示查找和贪婪 EAGLE 必须给出与贪婪相同的文本；采样按设计'
+                        'k = 1 的束搜索、贪婪匹配的推测性解码、提示词查找和贪婪 EAGLE 必须给出与贪婪相同的文本；采样按设计'
                         '会不同。目标前向传递：策略支持时使用侧边栏的选择（束搜索和 EAGLE 用 eager）。log p (output)：'
                         '输出 token 在目标模型下的对数概率之和（多一次前向传递，不计时）。token 的颜色与各自页面相同：'
                         '按抽中时的概率，或按来源（被接受的草稿、修正、奖励 token）。'),
@@ -174,13 +195,13 @@ TEXT = {
                    ' logits 与概率，按形状计算）。一步越长，下一批文字出现前的等待越久：交互使用偏好较小的 N，'
                    '即使较大的 N 总体更快。'),
     'cost.intro': ('每个解码步骤最后都要从 k = 49,152 个类别中抽取一个 token。笔记列出了从 k 个类别中抽取 n 个样本的三种'
-                   '方法（线性扫描 CDF、在 CDF 中二分查找、别名表），随后论证在解码中别名采样“没有任何好处”，并由此引出 Gumbel Max 技巧（笔记的叫法）；'
+                   '方法（线性扫描 CDF、在 CDF 中二分搜索、别名表），随后论证在解码中别名采样“没有任何好处”，并由此引出 Gumbel Max 技巧（笔记的叫法）；'
                    'torch.multinomial 和指数竞赛与这四种方法（三种方法加 Gumbel-max）一起计时。两种说法都对，只是情形'
                    '不同：从**一个**分布中抽取**许多**样本（蒙特卡洛），或从**许多个新**分布中各抽**一个**样本（解码，'
                    '每一步都带来新的分布）。下面在本机对每种方法在两种情形下计时，并把笔记的成本模型画过实测点（点线）。'
                    'Vose 方法用两个工作列表以 O(k) 构建别名表（不排序），所以如实的复杂度是 O(k + n)，而不是笔记中的'
-                   ' O(k log k + n)。'),
-    'cost.one': ('只有一个分布时，构建一次的东西可被每次抽取复用：CDF（二分查找，torch.multinomial）或别名表'
+                   ' O(k log k + n)；线性扫描的 O(k + nk) 就是笔记的 O(nk)，只是把构建一次 CDF 的 k 写了出来。'),
+    'cost.one': ('只有一个分布时，构建一次的东西可被每次抽取复用：CDF（二分搜索，torch.multinomial）或别名表'
                  '（每次抽取 O(1)）。Gumbel-max 和指数竞赛**每次**抽取都需要 k 个新的随机数，O(nk)：它们的线从一开始'
                  '就以斜率 1 随 n 上升。这就是为什么 Gumbel-max 在采样页的 “M 次抽取” 面板上显得慢（那里用块技巧保持'
                  '可用）：它不适合这种情形。torch.multinomial 只抽一次时走另一条路径：num_samples = 1 时它生成 k 个'
@@ -189,13 +210,17 @@ TEXT = {
                  ' 的普通 Python 循环，使它的 O(k) 很昂贵），CDF 方法每一行都要归一化并累加 k 项，而 Gumbel-max 或指数竞赛'
                  '只需一遍噪声 + argmax，无需 softmax，无需归一化。图的纵轴是对数刻度（每条网格线是下一条的 10×）：'
                  '请从纵轴读柱子的数值，而不是比较柱子的长度。'),
+    'cost.vs_forward': ('与模型相比：从全部 k = {k:,} 个 token 中做一次解码抽取，本机最快的方法（{fast}）用了 '
+                        '**{fast_us:.0f} 微秒**，最慢的（{slow}）用了 {slow_ms:.1f} 毫秒；同一次测量中模型的一次前向传递用了 '
+                        '**{forward_ms:.0f} 毫秒**。最快的抽取只占一步的 {share:.1f}%：笔记说采样是值得优化的系统瓶颈，'
+                        '选错方法（最慢的那种）确实会让它成为瓶颈；选对了，占主导的就是前向传递。'),
     'cost.why': ('**为什么 Gumbel-max 适合解码硬件。** argmax(l + G) 不需要归一化：抽取前不必对词汇表求和，也没有前缀扫描，'
                  '只有一次逐元素加法和一次归约，在 GPU 上可以并行并与 logits 计算融合。**什么时候预先计算噪声是正确的？**'
                  '噪声可以按块提前抽取，每个未来步骤一行新的噪声，只要每一行只用一次；笔记的 GumbelSampler 却在每一步'
                  '加上**同一份**噪声，使 token 成为 logits 的固定函数（见采样页的陷阱）。'),
     'cost.exact': ('每种方法的抽取结果都与一个 200 类分布（模型最大的 200 个 logits）的精确概率比较；p 值不极小意味着没有'
-                   '可检测的差异。表中某处出现低于 0.05 的 p 值，大约每三次运行就有一次纯属偶然（表中只有七个不同的检验，见下文）；'
-                   '低于 0.001 的 p 值才值得细查。在第一种情形下，线性扫描、二分查找和 torch.multinomial 用相同的均匀随机数（每种方法同一个种子）'
+                   '可检测的差异。表中某处出现低于 0.05 的 p 值，大约每三次运行就有一次纯属偶然（表中共有七个不同的检验，见下文）；'
+                   '低于 0.001 的 p 值才值得细查。在第一种情形下，线性扫描、二分搜索和 torch.multinomial 用相同的均匀随机数（每种方法同一个种子）'
                    '反查同一个 CDF，所以抽到相同的 token，p 值也相同（在第二种情形下，torch.multinomial 每行只抽一次，走的是指数竞赛）；Gumbel-max 和指数竞赛是同一规则的两种写法（l + (−log(−log u)) 的 argmax 与 '
                    'exp(l) / (−log u) 的 argmax）：相同的均匀随机数在两种情形下都给出相同的 token。均匀随机数取自开区间 (0, 1)，这限制了 Gumbel 噪声的范围：比最佳 token 低约 20 nats'
                    ' 以上的 token 永远不会被 Gumbel-max 或指数竞赛抽中（概率 < 1e-8）。'),
@@ -227,11 +252,11 @@ TEXT = {
     'lecture.sampling.try1.what': '温度 2.0：不太可能的 token 获得更多概率；逐步生成文本，看它如何跑偏。',
     'lecture.sampling.try2': '复用噪声的 bug',
     'lecture.sampling.try2.what': '第 3 节，抽取 n = 2,000 次：只抽一次并复用的 Gumbel 噪声一直选出同一个 token；新噪声符合分布。',
-    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样即线性扫描、二分查找、别名采样、Gumbel-max）'
+    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样即线性扫描、二分搜索、别名采样、Gumbel-max）'
                                       '在两种情形下实测：从一个分布多次抽取，以及每个新分布抽取一次。'),
     'lecture.sampling_cost.look': '先看曲线在哪里相交：哪种抽取方式最便宜，取决于有多少次抽取共享同一个分布。',
     'lecture.sampling_cost.try0': '测量两种情形',
-    'lecture.sampling_cost.try0.what': '点击测量：从**一个**分布多次抽取时，构建一次的东西（二分查找用的 CDF，或别名表）胜过每次抽取都要新噪声的 Gumbel-max；每个**新**分布抽一次时则不然。',
+    'lecture.sampling_cost.try0.what': '点击测量：从**一个**分布多次抽取时，构建一次的东西（二分搜索用的 CDF，或别名表）胜过每次抽取都要新噪声的 Gumbel-max；每个**新**分布抽一次时则不然。',
     'lecture.beam.teaches': ('保留 k 个最好的部分答案；Freitag & Al-Onaizan 的剪枝规则（相对、绝对、局部、每节点）及其节省；'
                              '束搜索前先采样前缀；随机束（无放回的 k 个样本）；调整阈值。'),
     'lecture.beam.look': '先看树：蓝色框是束（前沿），灰色虚线框被剪掉了，下面的“这一步考虑的全部候选”说明每个候选被哪条规则剪掉。',
@@ -245,11 +270,11 @@ TEXT = {
     'lecture.speculative.look': ('先看着色的文本：绿色 token 是被接受的草稿，红色（划掉）是被拒绝的；每个验证步骤再加上一个'
                                  '目标模型自己的 token（橙色：修正，蓝色：奖励）。'),
     'lecture.speculative.try0': '更长的草稿',
-    'lecture.speculative.try0.what': 'N = 8：草稿正确时每个验证步骤产出更多 token，错误时浪费更多计算。与 N = 2 比较 τ。',
+    'lecture.speculative.try0.what': 'N = 8：草稿正确时每个验证步骤产出更多 token，错误时浪费更多计算。与 N = 2 比较 τ（笔记中常用的选择是 N = 4 或 8）。',
     'lecture.speculative.try1': '笔记的 top-K 规则',
     'lecture.speculative.try1.what': 'K = 3 的 top-K 验证：很快，但漂移一节显示它的输出分布不再是目标模型的（拒绝采样的才是）。',
     'lecture.speculative.try2': '从提示词复制',
-    'lecture.speculative.try2.what': '提示查找 (prompt lookup) 通过复制先前的 n 元组来起草：草稿免费，只有当回答重复提示词时才被接受。',
+    'lecture.speculative.try2.what': '提示词查找 (prompt lookup) 通过复制先前的 n 元组来起草：草稿免费，只有当回答重复提示词时才被接受。',
     'lecture.eagle.teaches': '一个预测目标模型*特征*的草稿头、token 树，以及在一次传递中验证整棵树的树注意力掩码。',
     'lecture.eagle.look': '先看树：每个框是一个草稿 token，绿色路径是目标模型在**一次**前向传递中接受的部分，旁边的掩码解释了为什么可行。',
     'lecture.eagle.try0': '静态树对动态树',
@@ -259,7 +284,7 @@ TEXT = {
     'lecture.compare.teaches': '在同一提示词和种子上并排比较各策略，指标如实。',
     'lecture.compare.look': '先看“与参照文本相同”这一列：以贪婪方式验证的方法与第 1 列的贪婪相比必须是“是”；只有速度可以不同。',
     'lecture.compare.try0': '只看快速方法',
-    'lecture.compare.try0.what': '贪婪、推测性解码、提示查找和 EAGLE，32 个 token：文本相同，速度不同。',
+    'lecture.compare.try0.what': '贪婪、推测性解码、提示词查找和 EAGLE，32 个 token：文本相同，速度不同。',
     'lecture.compare.try1': '束搜索：剪枝与不剪枝',
     'lecture.compare.try1.what': 'k = 6 的束搜索，旁边是带 rp 0.6 和 mc 3 的 k = 6 束搜索：用更少的候选得到相同的最佳输出？',
 
@@ -283,7 +308,8 @@ TEXT = {
     'glossary.chi-square': '卡方检验 (chi-square test)',
     'glossary.chi-square.text': '把计数与精确概率比较；p 值不极小（比如 > 0.001）说明计数与“采样器是精确的”一致。',
     'glossary.gumbel-max': 'Gumbel-max（Gumbel Max 技巧）',
-    'glossary.gumbel-max.text': ('argmax(logits + Gumbel 噪声) 是 softmax(logits) 的精确样本；每次抽取都复用同一份噪声是笔记中的陷阱（每次都是同一个 token）'
+    'glossary.gumbel-max.text': ('argmax(logits + Gumbel 噪声) 是 softmax(logits) 的精确样本（有一个界限：比最佳 token 低约 20 nats 以上、'
+                                 '概率 < 1e-8 的 token 永远抽不到）；每次抽取都复用同一份噪声是笔记中的陷阱（每次都是同一个 token）'
                                  '。'),
     'glossary.alias': '别名采样（Vose，alias method）',
     'glossary.alias.text': ('从 k 个结果上的分布以 O(k) 构建一次表；之后每次抽取 O(1)：对从**一个**分布多次抽取值得，'
@@ -311,11 +337,13 @@ TEXT = {
     'glossary.tau': '平均接受长度 τ (mean accepted length)',
     'glossary.tau.text': ('S 个验证步骤上的 (A + S) / S：每个验证步骤（各一次目标前向传递）输出的 token 数，包括目标模型自己的 token（修正或奖励），'
                           '所以普通解码的 τ 相当于 1.00（不起草的运行在表中显示“–”）。第一次前向传递读入提示词并自己产生一个 token，不算验证步骤：按整次运行（含预填充）'
-                          '计算的每次目标前向 token 数会略低一些。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'),
+                          '计算的每次目标前向 token 数会略低一些。不计目标模型自己的 token（修正或奖励）则是 A / S，有些引擎报告的是这个。'
+                          '最坏情况是所有草稿都被拒绝，τ = 1：文本与普通解码相同（不会更差），只是白费了起草的时间，加速比低于 1。'),
     'glossary.alpha': 'α 与 c（理论）',
     'glossary.alpha.text': ('α：一个草稿 token 被接受的概率，在 N = 1 时实测；c：草稿每个 token 的时间与目标模型每个 token 的'
                             '时间之比。理论加速比 (1 − α^(N+1)) / ((1 − α)(N c + 1)) 假设各次接受相互独立，且一次验证传递的代价'
-                            '等于一次前向传递。'),
+                            '等于一次前向传递。α 衡量草稿与目标模型的吻合程度（笔记中的草稿-目标对齐）：对齐好则拒绝少、加速大；所以草稿'
+                            '应来自目标模型的同一家族，或用目标模型自己的输出训练（随附的草稿模型就是这样）。'),
     'glossary.speed-up': '加速比（同一次运行中实测，speed-up）',
     'glossary.speed-up.text': ('该方法的 token/秒 ÷ 对同一提示词、长度、设备和数据类型的普通目标解码的 token/秒，在同一会话中'
                                '计时（这里：紧挨着运行），从不与别处的数字比较。'),
@@ -379,7 +407,7 @@ TEXT = {
     'p.cmp_seeds.help': ('多于一个时，每一列还会用种子 seed + 1, … 运行，表格给出其输出的两两重叠（1.00 = 文本总是相同）。'
                          '指标取第一个种子的。'),
     'p.eagle_head': '草稿头 (head)',
-    'p.eagle_head.help': ('EAGLE-1：预测目标模型最后一层的特征，用目标模型自己的 LM head 在全部 49,152 个 token 上起草。'
+    'p.eagle_head.help': ('EAGLE-1：预测目标模型的最终层特征，用目标模型自己的 LM head 在全部 49,152 个 token 上起草。'
                           'EAGLE-3：融合低、中、高层特征，用自己的小 LM head 在缩减的词汇表上起草，并通过把自己的预测回灌'
                           '给自己来训练（训练时测试）。见下文。'),
     'p.tree_kind': '树',
@@ -397,7 +425,7 @@ TEXT = {
     'p.eagle_lookup': '查找分支（token 数）',
     'p.eagle_corpus': '文本中找不到时用语料库分支',
     'p.eagle_corpus.help': '查找分支在文本中找不到可复制的内容时，改从语料库起草：在最后 1-4 个 token 之后，取内置模型自己约 300 万个训练回答 token 中最常紧随其后的 token，逐个接下去（检索式起草，如 REST）。它能补上草稿头没见过的话题里模型惯用的措辞。需要查找分支 > 0，且分词器与内置模型相同（token id 不同的模型会被拒绝）。',
-    'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容；“投机解码”页单独使用的提示词查找草稿在只匹配 1 个 token 时也会复制）。0 = 关闭。',
+    'p.eagle_lookup.help': '给每棵树再加一条分支：从已有文本中复制的至多这么多个 token（最后 2-3 个 token 上一次出现后紧随的内容；“推测性解码”页单独使用的提示词查找草稿在只匹配 1 个 token 时也会复制）。0 = 关闭。',
     'p.eagle_sample': '采样（无损树采样）而非贪婪',
     'p.eagle_tree_view': '树显示',
     'p.eagle_tree_view.help': '紧凑：被接受的路径及从它分出的备选，每个备选标出其下方的草稿节点数；整棵树：每个草稿节点（比页面宽的树可左右滚动）。',
@@ -415,10 +443,10 @@ TEXT = {
     'p.cost_budget.help': '若按方法的成本模型及其上一个实测点预测某点的时间超过此值，则跳过该点（并标注）。预算越大，测的点越多，用时越长。',
     'p.cost_n': '第二张图（成本随 k 变化）的抽取次数 n',
     'p.draft_source': '草稿 (draft)',
-    'p.draft_source.embedded': '自带的草稿模型',
-    'p.draft_source.prompt-lookup': '提示查找（复制 n 元组）',
+    'p.draft_source.embedded': '随附的草稿模型',
+    'p.draft_source.prompt-lookup': '提示词查找（复制 n 元组）',
     'p.draft_source.model': '其他模型…',
-    'p.draft_source.help': '自带的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示查找复制文本中前面最后一个 n 元组之后的内容：完全不需要模型。',
+    'p.draft_source.help': '随附的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示词查找复制文本中前面最后一个 n 元组之后的内容：完全不需要模型。',
     'p.draft_model': '草稿模型（hub id 或文件夹）',
     'p.draft_model.help': '必须与目标模型使用完全相同的分词器。',
     'p.n_draft': '草稿长度 N',
@@ -435,11 +463,11 @@ TEXT = {
                          "与拒绝后剩下的分布比较（min(1, 残差 / q')），采样仍无损。"),
     'p.copy.help': ('0 = 只用草稿模型。大于 0 时，只要最后 2-3 个 token 在提示或回答中更早出现过，就把当时紧随其后的 token'
                     "（“复制”）以这个比例混入草稿分布：q' = (1 - w) q + w [复制]。回答常重复指令中的词，而小草稿模型难以猜中新话题的词，"
-                    "所以在草稿没把握时复制胜出。目标模型像检验任何草稿一样检验 q'：贪心输出不变，拒绝采样仍然无损。"),
+                    "所以在草稿没把握时复制胜出。目标模型像检验任何草稿一样检验 q'：贪婪输出不变，拒绝采样仍然无损。"),
     'p.stop_below.help': ('0 = 草稿模型每步总是提出 N 个 token。大于 0 时，一旦草稿模型给某个 token 的概率 q(y) 低于此值，'
                           '就在这个 token 之后停止起草，少在没把握的猜测上浪费计算（transformers 的辅助生成默认这样做，阈值 0.4）。'
                           '此时 N 是最多起草的长度。每种验证规则都仍然精确：是否停止只看草稿模型自己的 q，不看目标模型。'),
-    'p.n_auto.help': ('对自带的草稿模型：使此处预期 token/秒 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单，'
+    'p.n_auto.help': ('对随附的草稿模型：使此处预期 token/秒 最大的 N，依据草稿模型在留出数据上每个 N 的平均接受长度（见其清单，'
                       '按当前的复制权重和链旁的树测得）以及本机实测的 N 步草稿加一次验证传递（N + 1 个 token；加上树时取其平均大小）的成本。'),
     'p.rule': '验证准则',
     'p.rule.greedy': '贪婪匹配',
@@ -476,7 +504,7 @@ TEXT = {
     'p.present': '演示模式',
     'p.present.help': '为投影仪放大字号：文字、表格、图表标签和树在远处更易阅读。',
     'p.temperature': '温度 T',
-    'p.temperature.help': '把 logits 相除：T < 1 使分布更尖锐，T > 1 使其更平坦。',
+    'p.temperature.help': '把 logits 除以温度 T：T < 1 使分布更尖锐，T > 1 使其更平坦。',
     'p.top_k': 'Top-k（0 = 关闭）',
     'p.top_k.help': '只保留最可能的 k 个 token。',
     'p.top_p': 'Top-p（1 = 关闭）',
@@ -484,7 +512,7 @@ TEXT = {
     'p.min_p': 'Min-p（0 = 关闭）',
     'p.min_p.help': '去掉概率低于 min-p × 最高 token 概率的 token。',
     'p.rep': '重复惩罚（1 = 关闭）',
-    'p.rep.help': '文本中已出现的 token 的 logits 被此值相除（正值）或相乘（负值）。',
+    'p.rep.help': '文本中已出现的 token 的 logits 除以此值（正值）或乘以此值（负值）。',
     'p.lang': 'Language · 语言',
 
     # 页面共用部分：按设置保存的结果、长时间测量、下载、固定与比较
@@ -528,7 +556,7 @@ TEXT = {
     'sampling.m.entropy': '处理后分布的熵',
     'sampling.minp_keeps': 'min-p 保留',
     'sampling.rules.title': '规则：文字与公式',
-    'sampling.h2': '2 · 抽取 M 个样本：Gumbel-max 对比 softmax + 多项式采样 (multinomial)',
+    'sampling.h2': '2 · 抽取 M 个样本：Gumbel-max 对比 softmax + 多项分布采样 (multinomial)',
     'sampling.draw': '抽取样本',
     'sampling.drawing': '每个采样器抽取 {n:,} 个样本…',
     'sampling.draw.info': '点击 **抽取样本**，从上面处理后的分布中抽取。',
@@ -591,6 +619,7 @@ TEXT = {
     'viz.cost.us': '每个分布的 µs',
     'col.method': '方法',
     'col.cost for n draws over k categories': '从 k 个类别中抽取 n 次的代价',
+    'col.in the notes': '笔记表中',
     'col.regime': '情形',
     'col.seconds': '秒',
     'col.batch': '批大小',
@@ -731,8 +760,8 @@ TEXT = {
     'spec.test.topk': '当 y ∈ top-{k}(p) 时接受 y',
     'spec.test.sample': '若 u < min(1, p(y)/q(y)) 则接受 y',
     'spec.sampling_settings': '采样设置（目标模型与草稿模型）',
-    'spec.type_draft': '在上面输入草稿模型的 id 或文件夹，或选择自带的草稿模型 / 提示查找。',
-    'spec.rest_works': '应用的其他部分照常工作；提示查找不需要草稿模型。',
+    'spec.type_draft': '在上面输入草稿模型的 id 或文件夹，或选择随附的草稿模型 / 提示词查找。',
+    'spec.rest_works': '应用的其他部分照常工作；提示词查找不需要草稿模型。',
     'spec.sized': '按本设备选择：N = {n}（留出 τ {tau:.2f}；只计前向，至多约 {tps:.1f} token/秒）。如何选出',
     'spec.n_reason': 'N = {n}：{reason}。',
     'spec.h.sweep': '草稿该多长？实测与理论对比',
@@ -740,15 +769,20 @@ TEXT = {
     'spec.per_forward': '每次目标前向传递的 token 数',
     'spec.speedup_axis': 'token/秒 ÷ 普通解码 token/秒（×）',
     'spec.speedup_title': '相对普通解码的加速比',
+    'spec.published': ('笔记说“通常为2-3倍”的时钟加速，具体取决于草稿-目标对齐：那是 GPU 上的大目标模型（例如 LLaMA-7B 为 '
+                       'LLaMA-70B 起草），目标模型一次前向传递很贵，而验证 N 个 token 和生成一个差不多贵。Spec-Bench'
+                       '（Vicuna-7B，贪婪，一块 RTX 3090）测得草稿模型为 1.83×（τ 2.29），提示词查找为 1.55×（τ 1.74）。'
+                       '这里的目标模型只有 1.35 亿参数、跑在 CPU 上：它的前向传递便宜，草稿的代价 c（上面实测）占比更大，'
+                       '同样的规则收益就更小。'),
     'spec.level': 'N = {ns}：落在 N = {n} 各次重复的波动范围内（两者的 ± 一个标准差重叠），所以这次扫描分不出高下；增加重复次数才能区分。',
     'spec.measured': '实测 α = **{alpha:.2f}**，c = **{c:.2f}**。实测最佳 N = **{n}**（{speedup:.2f}×）。',
     'spec.why': '**为什么实测曲线与理论不同。**',
     'spec.h.price': '长草稿的代价',
-    'spec.about_draft': '关于自带的草稿模型（它的清单）',
+    'spec.about_draft': '关于随附的草稿模型（它的清单）',
     'spec.draft_info': ('每个 token 的成本 ≈ 目标模型乘加次数的 **{cost:.2f}×**。留出数据上与目标模型的 top-1 一致率：**{agree:.2f}**。由 `{command}` '
                         '重建。'),
     'spec.h.drift': 'top-K 验证是无损的吗？多个种子下的第一个 token',
-    'spec.drift.needs_q': '这个比较需要一个有分布 q 的草稿模型：请选择自带的草稿模型或其他模型。',
+    'spec.drift.needs_q': '这个比较需要一个有分布 q 的草稿模型：请选择随附的草稿模型或其他模型。',
     'spec.measure_drift': '测量漂移',
     'spec.verifying': '正在多次验证第一个草稿 token…',
     'spec.press_step': '点击 **单步**：草稿模型提出 N 个 token，目标模型在一次前向传递中验证它们。',
@@ -757,10 +791,10 @@ TEXT = {
     'spec.unit.one': '个 token',
     'spec.unit.many': '个 token',
     'spec.stopped': '草稿模型在 {token!r} 之后停下：它的置信度 q = {q:.2f} 低于停止阈值（{stop:.2f}），所以提出的 token 少于 N = {n} 个。',
-    'spec.no_draft': '这一步没有草稿（提示查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
+    'spec.no_draft': '这一步没有草稿（提示词查找没有找到更早的匹配，或只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.no_draft_budget': '这一步没有草稿（只剩一个 token 的预算）：目标模型自己解码了一个 token。',
     'spec.test': '接受检验：{test}。第一次失败即结束这一步；之后的草稿被丢弃。',
-    'spec.lookup_q': '提示查找没有 q：把它视为点质量（q = 1）。',
+    'spec.lookup_q': '提示词查找没有 q：把它视为点质量（q = 1）。',
     'spec.branch': ('除草稿链外，这一步的那一次目标前向传递还验证了另外 {extra} 个 token（次选 {runner_up} 个，查找分支 {lookup} 个）。'
                     '{taken}'),
     'spec.branch.taken': '被接受的路径在第 {i} 个位置离开草稿链，经由{source}：得到 {n} 个只靠草稿链得不到的 token（上方文本中紫色下划线）。',
@@ -939,7 +973,7 @@ TEXT = {
     # EAGLE 草稿头
     'p.eagle_head.eagle1': 'EAGLE-1',
     'p.eagle_head.eagle3': 'EAGLE-3',
-    'eagle.head.eagle1': 'EAGLE-1（最后一层特征，目标模型的完整词汇表）',
+    'eagle.head.eagle1': 'EAGLE-1（最终层特征，目标模型的完整词汇表）',
     'eagle.head.eagle3': 'EAGLE-3（融合低/中/高层特征，缩减的词汇表，训练时测试）',
 
     # 链接中的值被拒绝的原因（ui/params.py）
@@ -983,8 +1017,8 @@ TEXT = {
     'load.chain': '正在测量本设备上一步草稿和一次验证传递的成本（仅一次）…',
     'load.tree': '正在测量本设备上一次验证传递和一层草稿头的成本（仅一次）…',
     'load.prompt': '正在读入提示词：{n:,} 个 token，一次前向传递…',
-    'viz.loss.feature': '特征损失 (SmoothL1)',
-    'viz.loss.token': 'token 损失（软交叉熵）',
+    'viz.loss.feature': '回归损失 L_reg（特征，SmoothL1）',
+    'viz.loss.token': '分类损失 L_cls（token，软交叉熵）',
     'viz.loss.agree': 'top-1 一致率（训练批次）',
     'viz.loss.ttt': '训练时测试损失（加权软交叉熵）',
     'viz.loss.agree_depth': '按深度的 top-1 一致率（训练批次）',
@@ -1000,8 +1034,8 @@ TEXT = {
     'core.cost.fastest': '每个新分布抽一次，批大小 {batch}（k = {k:,}）：最快的是{method}{extra}。',
     'core.cost.alias_extra': '；别名表（每行重建）耗时是它的 {ratio:.0f}×',
     'core.cost.skipped': '跳过：预计 {seconds:.1f} 秒',
-    'core.method.linear-scan': '线性扫描',
-    'core.method.binary-search': '二分查找',
+    'core.method.linear-scan': '直接采样（线性扫描）',
+    'core.method.binary-search': '二分搜索',
     'core.method.alias': '别名采样',
     'core.method.multinomial': '多项分布采样',
     'core.method.gumbel-max': 'Gumbel-max',
@@ -1035,9 +1069,9 @@ TEXT = {
     'core.sampler.gumbel': 'Gumbel-max',
     'core.sampler.gumbel-block': '分块 Gumbel-max',
     'core.sampler.exp-race': '指数竞赛',
-    'core.sampler.binary-search': '二分查找',
+    'core.sampler.binary-search': '二分搜索',
     'core.sampler.alias': '别名采样',
-    'core.sampler.linear-scan': '线性扫描',
+    'core.sampler.linear-scan': '直接采样（线性扫描）',
     'core.rule.greedy': '贪婪匹配',
     'core.rule.topk': 'top-K 验证',
     'core.rule.sample': '拒绝采样',
