@@ -143,9 +143,10 @@ def method_name(method: str) -> Msg:
 def draw_vs_forward(rec: SamplingCost, k: int) -> tuple[CostRow, CostRow, float] | None:
     """What a decoding step's draw costs beside the step's forward: the fastest and the slowest method's rows for one
     draw per new distribution, one row a call, over ``k`` categories (seconds / n per draw), and the fastest probe
-    forward (seconds) of the same study; None where the study has neither."""
+    forward (seconds) of the same study; None where the study has neither, or was stopped (its fastest and slowest
+    would be of the methods timed before the Stop)."""
     rows = [r for r in rec.rows if r.regime == "new" and r.k == k and r.batch == 1 and r.seconds]
-    if not rows or not rec.probes:
+    if not rows or not rec.probes or rec.stopped:
         return None
     return min(rows, key=lambda r: r.seconds), max(rows, key=lambda r: r.seconds), min(rec.probes)
 

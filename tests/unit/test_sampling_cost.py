@@ -82,3 +82,4 @@ def test_a_draw_beside_a_forward_reads_one_row_a_call_at_the_vocabulary():
     assert fast.seconds / fast.n == pytest.approx(1e-4)
     assert draw_vs_forward(SamplingCost(rows, (), {}, ()), 100) is None
     assert draw_vs_forward(SamplingCost(rows, (), {}, (), probes=(0.05,)), 7) is None
+    assert draw_vs_forward(SamplingCost(rows, (), {}, (), stopped=True, probes=(0.05,)), 100) is None
