@@ -125,7 +125,8 @@ def render() -> None:
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")
             st.caption(t("eagle.depth"))
-        st.caption(t("eagle.published"))
+        st.caption(t("eagle.published", **{k: f"{head_manifest(k).get('data', {}).get('train_tokens', 0) / 1e6:.1f}"
+                                           for k in ("eagle1", "eagle3")}))
     if choice and choice.get("reason") == "measured":
         st.header(t("eagle.h.sizing"))
         st.markdown(t("eagle.sizing", total=sizes.total_tokens, depth=sizes.depth))

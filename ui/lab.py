@@ -141,6 +141,7 @@ button p { white-space: normal !important; overflow-wrap: anywhere; }
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important; height: auto !important; }
 [data-testid="stPageLink-NavLink"] span, [data-testid="stPageLink-NavLink"] p { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMarkdownContainer"] td:nth-child(-n+2) { white-space: nowrap; }
 .katex-display { overflow-x: auto; overflow-y: hidden; } .katex-display > .katex { font-size: 0.9em !important; }
 [data-testid="stCheckbox"] label * { white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; }
@@ -151,7 +152,8 @@ button p { white-space: normal !important; overflow-wrap: anywhere; }
 # and squeezed its icon), Home's links "Open th", a switch "Relativ…" (Chinese: "自…"), the sidebar's dtype "float3".
 # The page's side margins (105 px each at this size) narrowed the columns until labels broke inside words ("Hypothese /
 # s fed", "Absolut / e ap": the markdown's word-break, and a label's paragraph took the body's 1.15rem); the metric's
-# value is a markdown paragraph too: it read at body size, smaller than without the mode. Trees: tree_chart.
+# value is a markdown paragraph too: it read at body size, smaller than without the mode. Trees: tree_chart. Home's
+# summary table (markdown) broke its short Chinese cells inside words ("高效采/样"): its first two columns stay whole.
 
 
 def lab() -> Lab:

@@ -104,7 +104,7 @@ TEXT = {
                        'reaches p; **min-p** drops tokens far less likely than the best one. Cut tokens get '
                        '$-\\infty$ (greyed bars), and the rest are renormalised by the softmax.'),
     'sampling.gumbel': ('Adding independent **Gumbel noise** $G_i=-\\log(-\\log U_i)$ to the logits and taking the '
-                        'argmax draws exactly from the softmax, without computing it (exactly up to one bound: the uniforms are drawn on '
+                        'argmax draws exactly from the softmax, without computing it (exact, with one caveat: the uniforms are drawn on '
                         'the open interval (0, 1), so a token more than ~20 nats below the best, probability < 1e-8, '
                         'is never drawn). The temperature divides the logits *before* the noise is added (the argmax '
                         'of (ℓ + G) / T ignores T). The k largest of ℓ + G are k draws without replacement '
@@ -132,9 +132,10 @@ TEXT = {
                           'with.'),
     'beam.pruning': ('**Pruning** (Freitag & Al-Onaizan 2017; their settings: rp = 0.6, ap = 2.5, rpl = 0.02, mc = '
                      '3). Pruned candidates are not replaced: the beam shrinks, and fewer hypotheses are fed to the '
-                     'model (the paper: up to 43% faster on translation, with no loss of quality). *Relative local* '
-                     'compares a candidate\'s last token with the best last token among the candidates, the paper\'s '
-                     'rule; the notes\' one line ("applied at each expansion step, locally, not globally") means this. '
+                     'model (the paper: up to 43% faster on translation, with no loss of quality). *Relative local* (the '
+                     'paper\'s rule) compares the probability of a candidate\'s last token with the best such '
+                     'probability among the candidates; it is what the notes\' one line (“applied at each expansion '
+                     'step, locally, not globally”) describes. '
                      'The notes keep each step\'s k best in a size-k min-heap; here a top-k over the pooled scores picks '
                      'the same k.'),
     'beam.graph': ('Bold blue = the current frontier (running beams); green double border = finished (ends in '
@@ -203,8 +204,8 @@ TEXT = {
                    'training-time test fixes*: at depth 2 and deeper the head must read its OWN predicted '
                    "features, which are never exactly the target's. EAGLE-1 was trained on true features only, so "
                    'its errors compound with depth; EAGLE-3 is trained by unrolling itself several steps and '
-                   'feeding back its own outputs, exactly as it drafts. The notes sum EAGLE-3 up as "scaling to larger training '
-                   'data for better drafts": without the feature loss and with training-time test, more data keeps '
+                   'feeding back its own outputs, exactly as it drafts. The notes sum EAGLE-3 up as “scaling to larger training '
+                   'data for better drafts”: without the feature loss and with training-time test, more data keeps '
                    'paying (the EAGLE-3 paper found EAGLE-1 gained little from more data). To see the effect, switch the head above between '
                    "EAGLE-1 and EAGLE-3: the trained head's figures below give its held-out agreement with the target "
                    "at each depth, and *Measure* above charts this prompt's acceptance by depth."),
@@ -212,15 +213,16 @@ TEXT = {
                   'the same text). Speed-up = tokens/s ÷ tokens/s of plain target decoding. Each press times one '
                   'short run of each: on a 2-core CPU speed-ups that close can swap places between presses, so '
                   'press again before ranking them.'),
-    'eagle.loss1': ('EAGLE-1 is trained on the target\'s features: L_reg pulls the predicted feature towards the '
-                    'target\'s next feature, L_cls (soft cross-entropy) makes the token it implies the target\'s; '
-                    'the shipped head was trained with this loss and w_cls = 0.1. EAGLE-3 (below) drops L_reg.'),
+    'eagle.loss1': ('EAGLE-1 is trained on the target\'s features: $L_{\\text{reg}}$ pulls the predicted feature '
+                    'towards the target\'s next feature, and $L_{\\text{cls}}$ (soft cross-entropy) pulls the token '
+                    'distribution it implies ($\\hat p$, the q above) towards the target\'s $p$. The shipped head was '
+                    'trained with this loss, $w_{\\text{cls}} = 0.1$. EAGLE-3 (below) drops $L_{\\text{reg}}$.'),
     'eagle.published': ('Published figures, for scale: EAGLE\'s mean accepted length is 3.6-4.0 on 7B-70B chat '
                         'models (MT-bench); Spec-Bench (Vicuna-7B, greedy, one RTX 3090) measured EAGLE-2 at 2.25× (τ '
                         '4.36), EAGLE at 2.16× (τ 3.57), a draft model at 1.83× (τ 2.29) and prompt lookup at 1.55× '
-                        '(τ 1.74). Here the target has 135 M parameters on a CPU and the heads were trained on a CPU on '
-                        '~3 M tokens, so τ and the speed-ups are lower. The notes say EAGLE decodes "with minimal '
-                        'quality degradation": with these verification rules there is none. Greedy gives the target\'s '
+                        '(τ 1.74). Here the target has 135 M parameters on a CPU and the heads were trained on a CPU, on '
+                        '{eagle1} M (EAGLE-1) and {eagle3} M (EAGLE-3) tokens of its answers, so τ is lower. The notes say '
+                        'EAGLE decodes “with minimal quality degradation”: with these verification rules there is none. Greedy gives the target\'s '
                         'own text token for token, and rejection sampling is lossless.'),
     'eagle.depth': ('For a chain (speculative decoding) depth d is the d-th draft; for a tree, the d-th node of the '
                     'accepted path. A tree checks several guesses at every depth, so more of its steps reach each depth '
@@ -278,8 +280,8 @@ TEXT = {
                  'O(k) expensive), the CDF methods normalise and sum k terms for every row, and Gumbel-max or the '
                  'race need one pass of noise + argmax, with no softmax and no normalisation. The chart\'s axis is '
                  'logarithmic (each grid line is 10× the one below): read a bar\'s value off the axis, not its length.'),
-    'cost.vs_forward': ('Beside the model: one decoding draw from all k = {k:,} tokens took **{fast_us:.0f} µs** with the '
-                        'fastest method here ({fast}) and {slow_ms:.1f} ms with the slowest ({slow}); one forward of the '
+    'cost.vs_forward': ('Beside the model: one decoding draw from all k = {k:,} tokens, one distribution a call (batch 1), '
+                        'took **{fast_us:.0f} µs** with the fastest method here ({fast}) and {slow_ms:.1f} ms with the slowest ({slow}); one forward of the '
                         'model took **{forward_ms:.0f} ms** in the same study. The fastest draw is {share:.1f}% of a '
                         'step: the notes call sampling a system bottleneck worth optimising, and a poor choice (the '
                         'slowest method) would make it one; a good one leaves the forward to dominate.'),
@@ -342,8 +344,8 @@ TEXT = {
     'lecture.sampling.try2': 'The reused-noise bug',
     'lecture.sampling.try2.what': ('Section 3 with n = 2,000 draws: Gumbel noise drawn once and reused keeps picking the '
                                    'same token; fresh noise matches the distribution.'),
-    'lecture.sampling_cost.teaches': ("What drawing one token costs: the notes' table (linear scan, binary search, "
-                                      'alias table, Gumbel-max) measured in both regimes, many draws from one '
+    'lecture.sampling_cost.teaches': ("What drawing one token costs: the notes' three methods (linear scan, binary search, "
+                                      'alias table) and Gumbel-max measured in both regimes, many draws from one '
                                       'distribution and one draw per new distribution.'),
     'lecture.sampling_cost.look': ('Look first at where the lines cross: which way of drawing a token is cheapest '
                                    'depends on how many draws share one distribution.'),
@@ -956,12 +958,12 @@ TEXT = {
     'spec.per_forward': 'tokens per target forward',
     'spec.speedup_axis': 'tokens/s ÷ plain tokens/s (×)',
     'spec.speedup_title': 'Speed-up over plain decoding',
-    'spec.published': ('The notes quote "typically 2-3×" wall-clock, depending on how well the draft matches the '
-                       'target: that is for large targets on a GPU (a 7B draft for a 70B target), where a target '
-                       'forward is expensive and checking N tokens costs about as much as one. Spec-Bench (Vicuna-7B, '
+    'spec.published': ('The notes quote “typically 2-3×” wall-clock, depending on how well the draft matches the '
+                       'target, for large targets on GPUs (a 7B draft for a 70B target). Spec-Bench (Vicuna-7B, '
                        'greedy, one RTX 3090) measured a draft model at 1.83× (τ 2.29) and prompt lookup at 1.55× (τ '
-                       '1.74). Here the target is 135 M parameters on a CPU: its forward is cheap, so the draft\'s '
-                       'cost c (measured above) weighs more, and the same rule gains less.'),
+                       '1.74). A speed-up does not carry from one setting to another: it follows α, the draft\'s cost c '
+                       'and what checking N tokens costs against one token, each measured above for this 135 M target '
+                       'on this machine (the paragraph below says which of them limits it here).'),
     'spec.level': ('N = {ns}: within the spread of the repeats of N = {n} (their ± one standard deviation overlap), '
                    'so this sweep does not tell them apart; more repeats would.'),
     'spec.measured': 'Measured α = **{alpha:.2f}**, c = **{c:.2f}**. Best measured N = **{n}** ({speedup:.2f}×).',

@@ -33,10 +33,10 @@ TEXT = {
     # 首页
     'home.summary.header': '笔记的总结，以及每个想法在这里的实测位置',
     'home.summary': ('| 方法 | 类型 | 关键思想 | 实测页面 |\n|---|---|---|---|\n'
-                     '| Gumbel Max技巧 | 高效采样 | 用加法 + argmax 替换 softmax + 多项分布采样 | 采样（第 2 节）、采样的代价 |\n'
+                     '| Gumbel Max 技巧 | 高效采样 | 加噪声 + argmax 替换 softmax + 多项分布采样 | 采样（第 2 节）、采样的代价 |\n'
                      '| 束搜索剪枝 | 搜索优化 | 提前丢弃低分候选 | 束搜索 |\n'
                      '| 推测性解码 | 加速 | 便宜起草，并行验证 | 推测性解码 |\n'
-                     '| EAGLE | 改进推测 | 预测特征而非 token，树结构草稿 top-k | EAGLE |'),
+                     '| EAGLE | 改进推测 | 预测特征而非 token；由 top-k 候选组成的树状草稿 | EAGLE |'),
     'home.header': '六步课程',
     'home.open': '打开此页',
     'home.try': '**试一试：{label}。** {what}',
@@ -94,7 +94,7 @@ TEXT = {
                        '被截掉的 token 得到 $-\\infty$（灰色柱），其余的由 softmax 重新归一化。'),
     'sampling.gumbel': ('给 logits 加上独立的 **Gumbel 噪声** $G_i=-\\log(-\\log U_i)$ 再取 argmax，恰好等价于从 softmax'
                         ' 分布中采样，却不必计算 softmax（笔记中的 Gumbel Max 技巧）。“恰好”有一个界限：均匀随机数取自开区间 (0, 1)，'
-                        '所以比最佳 token 低约 20 nats 以上（概率 < 1e-8）的 token 永远抽不到。温度要在加噪声*之前*除：'
+                        '所以比最佳 token 低约 20 nats 以上（概率 < 1e-8）的 token 永远抽不到。温度要在加噪声*之前*作用（先把 logits 除以 T）：'
                         '(ℓ + G) / T 的 argmax 与 T 无关。取 ℓ + G 最大的 k 个，就是 k 次不放回抽样（Gumbel-top-k，'
                         'Kool 等 2019：束搜索页的随机束正是用它）。**指数竞赛** (exponential race，'
                         'argmax $p_i/E_i$，$E_i\\sim\\text{Exp}(1)$) 是同一个思路。下面每个直方图都用总变差距离 (TV)'
@@ -168,13 +168,13 @@ TEXT = {
     'eagle.cmp': ('同一提示词、长度、设备和数据类型，现在在本会话中实测（贪婪，所以三者产生相同的文本）。'
                   '加速比 = token/秒 ÷ 普通目标解码的 token/秒。每次点击只为每种方法计时一次短运行：在双核 CPU 上，'
                   '相近的加速比在两次点击之间可能互换名次，排名之前请再测一次。'),
-    'eagle.loss1': ('EAGLE-1 用目标模型的特征训练：L_reg（回归损失）把预测的特征拉向目标模型的下一个特征，L_cls（分类损失，'
-                    '软交叉熵）让它对应的 token 与目标模型的一致；随附的草稿头正是用这个损失、w_cls = 0.1 训练的。'
-                    'EAGLE-3（下文）去掉了 L_reg。'),
+    'eagle.loss1': ('EAGLE-1 用目标模型的特征训练：$L_{\\text{reg}}$（回归损失）把预测的特征拉向目标模型的下一个特征，'
+                    '$L_{\\text{cls}}$（分类损失，软交叉熵）把它对应的 token 分布（$\\hat p$，即上面的 q）拉向目标模型的 $p$。'
+                    '随附的草稿头正是用这个损失训练的，$w_{\\text{cls}} = 0.1$。EAGLE-3（下文）去掉了 $L_{\\text{reg}}$。'),
     'eagle.published': ('论文数字，作为参照：EAGLE 在 7B-70B 对话模型上的平均接受长度为 3.6-4.0（MT-bench）；Spec-Bench'
                         '（Vicuna-7B，贪婪，一块 RTX 3090）测得 EAGLE-2 为 2.25×（τ 4.36），EAGLE 为 2.16×（τ 3.57），'
                         '草稿模型为 1.83×（τ 2.29），提示词查找为 1.55×（τ 1.74）。这里的目标模型只有 1.35 亿参数、跑在 CPU '
-                        '上，草稿头也是在 CPU 上用约 300 万个 token 训练的，所以 τ 和加速比都更低。笔记说 EAGLE“质量退化极小”：'
+                        '上，草稿头也是在 CPU 上用它的回答训练的（EAGLE-1 {eagle1} M 个 token，EAGLE-3 {eagle3} M 个），所以 τ 更低。笔记说 EAGLE“质量退化极小”：'
                         '在这些验证规则下根本没有退化。贪婪时逐 token 给出目标模型自己的文本，拒绝采样是无损的。'),
     'eagle.depth': '对于链（推测性解码），深度 d 是第 d 个草稿；对于树，是被接受路径上的第 d 个节点。树在每个深度同时检查多个猜测，所以在它具有的每个深度上有更多步被接受；为这台 CPU 选定的树较浅（深度写在名称里），因此 N 个草稿的链可能走得更远。',
     'compare.intro': ('为每一列选择策略并打开它的**设置**（贪婪；带处理器和采样器的采样；带或不带剪枝和采样前缀的束搜索；'
@@ -210,12 +210,12 @@ TEXT = {
                  ' 的普通 Python 循环，使它的 O(k) 很昂贵），CDF 方法每一行都要归一化并累加 k 项，而 Gumbel-max 或指数竞赛'
                  '只需一遍噪声 + argmax，无需 softmax，无需归一化。图的纵轴是对数刻度（每条网格线是下一条的 10×）：'
                  '请从纵轴读柱子的数值，而不是比较柱子的长度。'),
-    'cost.vs_forward': ('与模型相比：从全部 k = {k:,} 个 token 中做一次解码抽取，本机最快的方法（{fast}）用了 '
+    'cost.vs_forward': ('与模型相比：从全部 k = {k:,} 个 token 中做一次解码抽取（每次调用一个分布，批大小 1），本机最快的方法（{fast}）用了 '
                         '**{fast_us:.0f} 微秒**，最慢的（{slow}）用了 {slow_ms:.1f} 毫秒；同一次测量中模型的一次前向传递用了 '
                         '**{forward_ms:.0f} 毫秒**。最快的抽取只占一步的 {share:.1f}%：笔记说采样是值得优化的系统瓶颈，'
                         '选错方法（最慢的那种）确实会让它成为瓶颈；选对了，占主导的就是前向传递。'),
     'cost.why': ('**为什么 Gumbel-max 适合解码硬件。** argmax(l + G) 不需要归一化：抽取前不必对词汇表求和，也没有前缀扫描，'
-                 '只有一次逐元素加法和一次归约，在 GPU 上可以并行并与 logits 计算融合。**什么时候预先计算噪声是正确的？**'
+                 '只有一次逐元素加法和一次归约，在 GPU 上可以并行并与 logits 计算融合。**什么时候预先计算噪声是正确的**？'
                  '噪声可以按块提前抽取，每个未来步骤一行新的噪声，只要每一行只用一次；笔记的 GumbelSampler 却在每一步'
                  '加上**同一份**噪声，使 token 成为 logits 的固定函数（见采样页的陷阱）。'),
     'cost.exact': ('每种方法的抽取结果都与一个 200 类分布（模型最大的 200 个 logits）的精确概率比较；p 值不极小意味着没有'
@@ -252,7 +252,7 @@ TEXT = {
     'lecture.sampling.try1.what': '温度 2.0：不太可能的 token 获得更多概率；逐步生成文本，看它如何跑偏。',
     'lecture.sampling.try2': '复用噪声的 bug',
     'lecture.sampling.try2.what': '第 3 节，抽取 n = 2,000 次：只抽一次并复用的 Gumbel 噪声一直选出同一个 token；新噪声符合分布。',
-    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的方法表（直接采样即线性扫描、二分搜索、别名采样、Gumbel-max）'
+    'lecture.sampling_cost.teaches': ('抽取一个 token 的代价：笔记中的三种方法（直接采样即线性扫描、二分搜索、别名采样）和 Gumbel-max'
                                       '在两种情形下实测：从一个分布多次抽取，以及每个新分布抽取一次。'),
     'lecture.sampling_cost.look': '先看曲线在哪里相交：哪种抽取方式最便宜，取决于有多少次抽取共享同一个分布。',
     'lecture.sampling_cost.try0': '测量两种情形',
@@ -769,11 +769,11 @@ TEXT = {
     'spec.per_forward': '每次目标前向传递的 token 数',
     'spec.speedup_axis': 'token/秒 ÷ 普通解码 token/秒（×）',
     'spec.speedup_title': '相对普通解码的加速比',
-    'spec.published': ('笔记说“通常为2-3倍”的时钟加速，具体取决于草稿-目标对齐：那是 GPU 上的大目标模型（例如 LLaMA-7B 为 '
-                       'LLaMA-70B 起草），目标模型一次前向传递很贵，而验证 N 个 token 和生成一个差不多贵。Spec-Bench'
-                       '（Vicuna-7B，贪婪，一块 RTX 3090）测得草稿模型为 1.83×（τ 2.29），提示词查找为 1.55×（τ 1.74）。'
-                       '这里的目标模型只有 1.35 亿参数、跑在 CPU 上：它的前向传递便宜，草稿的代价 c（上面实测）占比更大，'
-                       '同样的规则收益就更小。'),
+    'spec.published': ('笔记说“通常为 2-3 倍”的时钟加速，具体取决于草稿-目标对齐，说的是 GPU 上的大目标模型（例如 '
+                       'LLaMA-7B 为 LLaMA-70B 起草）。Spec-Bench（Vicuna-7B，贪婪，一块 RTX 3090）测得草稿模型为 1.83×'
+                       '（τ 2.29），提示词查找为 1.55×（τ 1.74）。加速比不能从一种设定照搬到另一种：它取决于 α、草稿的代价 c，'
+                       '以及验证 N 个 token 与生成一个 token 的代价之比，这些都已在上面针对本机上这个 1.35 亿参数的目标模型'
+                       '实测（下面一段说明这里是哪一项在限制它）。'),
     'spec.level': 'N = {ns}：落在 N = {n} 各次重复的波动范围内（两者的 ± 一个标准差重叠），所以这次扫描分不出高下；增加重复次数才能区分。',
     'spec.measured': '实测 α = **{alpha:.2f}**，c = **{c:.2f}**。实测最佳 N = **{n}**（{speedup:.2f}×）。',
     'spec.why': '**为什么实测曲线与理论不同。**',
@@ -1034,7 +1034,7 @@ TEXT = {
     'core.cost.fastest': '每个新分布抽一次，批大小 {batch}（k = {k:,}）：最快的是{method}{extra}。',
     'core.cost.alias_extra': '；别名表（每行重建）耗时是它的 {ratio:.0f}×',
     'core.cost.skipped': '跳过：预计 {seconds:.1f} 秒',
-    'core.method.linear-scan': '直接采样（线性扫描）',
+    'core.method.linear-scan': '直接采样/线性扫描',
     'core.method.binary-search': '二分搜索',
     'core.method.alias': '别名采样',
     'core.method.multinomial': '多项分布采样',
@@ -1071,7 +1071,7 @@ TEXT = {
     'core.sampler.exp-race': '指数竞赛',
     'core.sampler.binary-search': '二分搜索',
     'core.sampler.alias': '别名采样',
-    'core.sampler.linear-scan': '直接采样（线性扫描）',
+    'core.sampler.linear-scan': '直接采样/线性扫描',
     'core.rule.greedy': '贪婪匹配',
     'core.rule.topk': 'top-K 验证',
     'core.rule.sample': '拒绝采样',
