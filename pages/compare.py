@@ -230,7 +230,9 @@ def render() -> None:
     P.sync()
     st.markdown(t("compare.intro"))
     columns, bad, captions = [], [], {}
-    for i, where in enumerate(st.columns(n), 1):
+    rows = editor_rows(n, bool(st.session_state.get("present")))
+    slots = [col for size in rows for col in st.columns(rows[0])[:size]]  # a short last row keeps the widths
+    for i, where in enumerate(slots, 1):
         strategy, err = column_editor(i, where, captions)
         (bad if strategy is None else columns).append((i, strategy))
     sync_columns(n)
@@ -245,6 +247,16 @@ def render() -> None:
         for i, (strategy, slot) in captions.items():
             _caption(i, strategy, slot)  # the sizes just measured
     show_results(lab, prompt_ids, n, columns, run, seeds)
+
+
+def editor_rows(n: int, present: bool = False) -> list[int]:
+    """How many column editors share each row: all ``n`` on one row while a column is wide enough for its longest
+    choice ("speculative decoding", "stochastic beams": cut short in 5-6 columns at 1280 px, and in 4 in presentation
+    mode's larger type), else rows of at most three (two and two for four)."""
+    if n <= (3 if present else 4):
+        return [n]
+    per_row = 2 if n == 4 else 3
+    return [min(per_row, n - start) for start in range(0, n, per_row)]
 
 
 def _state(i: int, saved_key, current) -> str:

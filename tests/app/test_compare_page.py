@@ -154,3 +154,16 @@ def test_presentation_mode_shows_the_table_as_text_that_the_projector_styles_enl
     rate = table.loc["2 · beam search", "tokens/s"]
     assert isinstance(rate, str) and re.fullmatch(r"\d+(\.\d{1,2})?", rate), rate
     assert any("[data-testid=\"stTable\"] table" in h.proto.body for h in at.get("html"))
+
+
+def test_column_editors_wrap_to_rows_where_a_choice_would_be_cut():
+    """At 1280 px "speculative decoding" is cut short in five or six columns (four in presentation mode): the editors
+    then wrap to rows of at most three, two and two for four; a link's columns keep their numbers and settings."""
+    from pages.compare import editor_rows
+    assert [editor_rows(n) for n in range(2, 7)] == [[2], [3], [4], [3, 2], [3, 3]]
+    assert [editor_rows(n, present=True) for n in range(2, 7)] == [[2], [3], [2, 2], [3, 2], [3, 3]]
+    at = open_app("pages/compare.py", {"cmp_cols": "6", "c5": "greedy", "c6": "eagle", **COLUMNS})
+    assert not at.exception
+    assert [at.selectbox(key=f"cmp{i}_kind").value for i in range(1, 7)] == \
+        ["greedy", "beam", "speculative", "sample", "greedy", "eagle"]
+    assert len(at.columns) >= 6

@@ -13,7 +13,7 @@ def test_steps_show_tree_and_mask():
     at.button(key="eagle_step").click().run()
     assert len(at.get("graphviz_chart")) == 1
     assert len(at.get("plotly_chart")) >= 1
-    assert float(next(m.value for m in at.metric if m.label == "Mean accepted τ")) >= 1.0
+    assert float(next(m.value for m in at.metric if m.label == "Mean accepted\u00a0τ")) >= 1.0
     at.selectbox(key="eagle_node_1").set_value(1).run()
     assert any("attends to the whole prefix" in m.value for m in at.markdown)
     assert not at.exception

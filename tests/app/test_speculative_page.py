@@ -21,7 +21,7 @@ def test_step_shows_the_drafts_and_metrics():
     assert at.slider(key="copy").value == 0.3
     assert set(table["result"]) <= {"accepted", "rejected", "discarded"}
     assert metric(at, "Target forwards") == "2"
-    assert float(metric(at, "Mean accepted τ")) >= 1.0
+    assert float(metric(at, "Mean accepted\u00a0τ")) >= 1.0
     assert any("data-testid=\"spec-text\"" in m.value for m in at.markdown)
     # N is sized for the device by default; the disabled slider shows the N that runs
     sized = next(e.label for e in at.expander if e.label.startswith("Sized for this device"))

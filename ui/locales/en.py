@@ -1002,7 +1002,7 @@ TEXT = {
                     'in the text above.'),
     'spec.m.acceptance': 'Acceptance rate',
     'spec.m.acceptance.help': "A / D: accepted drafts over drafted tokens. Does NOT count the target's own token.",
-    'spec.m.tau': 'Mean accepted τ',
+    'spec.m.tau': 'Mean accepted\u00a0τ',  # a no-break space: a wrapped label never leaves τ alone
     'spec.m.tau.help': ("(A + S) / S: tokens per verify step (a target forward after the prefill), INCLUDING the "
                         "target's own token (plain decoding = 1.00)."),
     'spec.m.forwards': 'Target forwards',

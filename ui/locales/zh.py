@@ -805,7 +805,7 @@ TEXT = {
                     "q' = (1 - w) q + w [复制]。上方文本中复制的 token 带蓝色下划线。"),
     'spec.m.acceptance': '接受率',
     'spec.m.acceptance.help': 'A / D：被接受的草稿数 / 草稿 token 数。**不**计入目标模型自己的 token。',
-    'spec.m.tau': '平均接受长度 τ',
+    'spec.m.tau': '平均接受长度\u00a0τ',
     'spec.m.tau.help': '(A + S) / S：每个验证步骤（预填充之后的一次目标前向传递）的 token 数，**包括**目标模型自己的 token（普通解码 = 1.00）。',
     'spec.m.forwards': '目标前向传递次数',
     'spec.m.forwards.help': '验证步骤数 S（每步一次目标前向传递）',
