@@ -588,7 +588,10 @@ TEXT = {
     'p.draft_source.prompt-lookup': 'prompt lookup (n-gram copy)',
     'p.draft_source.model': 'another model…',
     'p.draft_source.help': ('The shipped draft was trained for the embedded SmolLM2 (see its manifest below). Prompt '
-                            'lookup copies what followed the last n-gram earlier in the text: no model at all.'),
+                            'lookup copies what followed the last n-gram earlier in the text: no model at all. Another '
+                            'model works where it shares the target\'s tokenizer; the notes advise one from the target\'s '
+                            'own family (a LLaMA-7B drafting for a LLaMA-70B): the better it matches the target, the '
+                            'fewer rejections. The shipped draft was trained on the target\'s own answers for that.'),
     'p.draft_model': 'Draft model (hub id or folder)',
     'p.draft_model.help': "Must use exactly the target's tokenizer.",
     'p.n_draft': 'Draft length N',

@@ -446,7 +446,10 @@ TEXT = {
     'p.draft_source.embedded': '随附的草稿模型',
     'p.draft_source.prompt-lookup': '提示词查找（复制 n 元组）',
     'p.draft_source.model': '其他模型…',
-    'p.draft_source.help': '随附的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示词查找复制文本中前面最后一个 n 元组之后的内容：完全不需要模型。',
+    'p.draft_source.help': ('随附的草稿模型是为内置 SmolLM2 训练的（见下方其清单）。提示词查找复制文本中前面最后一个 n 元组之后的内容：'
+                            '完全不需要模型。其他模型只要与目标模型使用同一个分词器即可；笔记建议从目标模型的同一家族选择草稿'
+                            '（例如 LLaMA-7B 为 LLaMA-70B 起草）：草稿与目标对齐越好，拒绝越少。随附的草稿模型正是为此用目标模型'
+                            '自己的回答训练的。'),
     'p.draft_model': '草稿模型（hub id 或文件夹）',
     'p.draft_model.help': '必须与目标模型使用完全相同的分词器。',
     'p.n_draft': '草稿长度 N',
