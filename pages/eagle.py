@@ -125,8 +125,7 @@ def render() -> None:
         if depth:
             chart(st, depth_figure(depth), "eagle-depth", width="stretch")
             st.caption(t("eagle.depth"))
-        st.caption(t("eagle.published", **{k: f"{head_manifest(k).get('data', {}).get('train_tokens', 0) / 1e6:.1f}"
-                                           for k in ("eagle1", "eagle3")}))
+        st.caption(t("eagle.published", eagle1=trained_tokens_m("eagle1"), eagle3=trained_tokens_m("eagle3")))
     if choice and choice.get("reason") == "measured":
         st.header(t("eagle.h.sizing"))
         st.markdown(t("eagle.sizing", total=sizes.total_tokens, depth=sizes.depth))
@@ -202,6 +201,12 @@ def tree_and_mask(step, dot: str) -> None:
     chart(st, mask_figure(step, sel), "eagle-mask", width="stretch")
     visible = [labels[j] for j in range(len(labels)) if step.mask[sel, j]]
     st.markdown(t("eagle.attends", node=labels[sel], visible=", ".join(visible)))
+
+
+def trained_tokens_m(kind: str) -> str:
+    """Millions of tokens the shipped head was trained on, from its manifest ("?" where it has none to read)."""
+    tokens = head_manifest(kind).get("data", {}).get("train_tokens")
+    return f"{tokens / 1e6:.1f}" if tokens else "?"
 
 
 def node_from_link(n_nodes: int) -> int:

@@ -193,3 +193,16 @@ def test_the_budgets_last_token_is_said_not_drawn_as_an_empty_tree(monkeypatch):
     at.button(key="eagle_back").click().run()
     assert at.radio(key="eagle_tree_view").value == "whole tree" and at.get("graphviz_chart")
     assert not at.exception
+
+
+def test_the_published_figures_quote_the_heads_training_tokens_from_their_manifests(monkeypatch):
+    """The caption after Measure reads each head's training tokens from its manifest (0.2 M and 1.9 M shipped), and
+    says "?" for a head whose manifest cannot be read, rather than a made-up 0.0."""
+    import json
+    from pathlib import Path
+    import pages.eagle as page
+    for kind, folder in (("eagle1", "eagle"), ("eagle3", "eagle3")):
+        tokens = json.loads((Path(__file__).parents[2] / "assets" / folder / "manifest.json").read_text())
+        assert page.trained_tokens_m(kind) == f"{tokens['data']['train_tokens'] / 1e6:.1f}" != "0.0"
+    monkeypatch.setattr(page, "head_manifest", lambda kind: {})
+    assert page.trained_tokens_m("eagle3") == "?"
