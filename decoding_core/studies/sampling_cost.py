@@ -40,7 +40,7 @@ class Exactness:
 class SamplingCost:
     rows: tuple[CostRow, ...]
     exactness: tuple[Exactness, ...]
-    complexity: dict           # method -> the O(.) for n draws over k categories (COMPLEXITY; the notes' own: NOTES_COMPLEXITY)
+    complexity: dict           # method -> the app's O(.) for n draws over k categories (COMPLEXITY)
     crossovers: tuple[str, ...]  # the measured crossovers in plain words
     stopped: bool = False
     probes: tuple[float, ...] = ()  # seconds of the ``probe`` (one target forward) before, between and after the
