@@ -255,7 +255,7 @@ def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
         return
     a, b = target.tokenizer.get_vocab(), draft.tokenizer.get_vocab()
     if a != b:
-        only = len(set(a) ^ set(b))
+        only = sum(1 for tok, i in a.items() if b.get(tok) != i)  # the target's tokens the draft gives another id or none
         raise ModelLoadError(Msg.of("core.err.tokenizer_mismatch", draft=draft.name, target=target.name, nd=len(b),
                                     nt=len(a), differ=only))
     if draft.vocab_size < target.vocab_size:

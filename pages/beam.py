@@ -141,6 +141,9 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
         st.caption(t("beam.tuning.about", n=len(prompts) * (len(GRID) + 2) + 1, settings=len(GRID),
                                prompts=len(prompts)))
         return
+    if not sweep.rows:  # stopped before any setting was measured: nothing to chart or recommend
+        st.info(t("beam.none_measured"))
+        return
     chart(st, pruning_tradeoff_figure(sweep, FIDELITY), "beam-pruning-tradeoff", width="stretch")
     rec = sweep.recommendation
     if rec:

@@ -104,10 +104,44 @@ def _apply(i: int, text: str) -> None:
     except ValueError as exc:
         params.warn(t("warn.link_column", i=i, raw=params.echo(text), why=exc, default=repr(DEFAULTS[i - 1])))
         strategy = parse_strategy(DEFAULTS[i - 1])
+    strategy = _within_widgets(i, strategy)
     ss[f"cmp{i}_kind"], ss[f"_cmp{i}_base"] = strategy.name, strategy
     for f in FIELDS[strategy.name]:
         ss[_key(i, strategy.name, f)] = _widget_value(strategy, f)
     ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
+
+
+def _outside(f: Field, value) -> str | None:
+    """Why a link's value lies outside what column field ``f`` offers (None when it does not): a number outside
+    the slider's range or the numbers of a choice (a draft model's id or folder is left to the run, which says
+    whether it loads)."""
+    if value is None or value == f.off or isinstance(value, bool):
+        return None
+    numbers = [c for c in f.choices or () if isinstance(c, int) and not isinstance(c, bool)]
+    lo, hi = (f.lo, f.hi) if f.choices is None else (min(numbers, default=None), max(numbers, default=None))
+    if isinstance(value, (int, float)) and lo is not None and not lo <= value <= hi:
+        return t("why.range", lo=lo, hi=hi)
+    return None
+
+
+def _within_widgets(i: int, strategy):
+    """The strategy with each field outside its widget's range put back to the kind's default, with a warning per
+    field (as the pages do with a link's value out of range): a link cannot run "k 999" where the widget stops
+    at 16."""
+    default, changes = KINDS[strategy.name](), {}
+    for f in FIELDS[strategy.name]:
+        value = field_value(strategy, f.path)
+        why = _outside(f, value)
+        if why:
+            changes[f.path] = field_value(default, f.path)
+            params.warn(t("warn.link_field", i=i, field=f.path.rpartition(".")[2], raw=params.echo(str(value)),
+                          why=why, value=_widget_value(default, f)))
+    if not changes:
+        return strategy
+    try:
+        return with_fields(strategy, changes)
+    except ValueError:  # a default that does not fit the link's other fields (a corpus branch needs the lookup's)
+        return default
 
 
 def seed_columns() -> None:
@@ -259,7 +293,9 @@ def editor_rows(n: int, present: bool = False) -> list[int]:
     return [min(per_row, n - start) for start in range(0, n, per_row)]
 
 
-def _state(i: int, saved_key, current) -> str:
+def _state(i: int, saved_key, current, failed: bool = False) -> str:
+    if failed:
+        return "error"
     if i in st.session_state["_cmp_pins"]:
         return "pinned"
     return "fresh" if saved_key == current else "stale: settings changed, press Run all"
@@ -275,7 +311,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
         return
     label_of = {i: f"{i} · {say(r.label)}" for i, (_, r) in shown}  # as shown: in the session's language
     runs = [replace(r, label=label_of[i], error=say(r.error) if r.error else r.error) for i, (_, r) in shown]
-    states = {label_of[i]: _state(i, key, (lab_key, run, seeds, spec_of.get(i))) for i, (key, r) in shown}
+    states = {label_of[i]: _state(i, key, (lab_key, run, seeds, spec_of.get(i)), bool(r.error)) for i, (key, r) in shown}
     cmp = Comparison(tuple(runs), runs[0].label)
     last = st.session_state.get("_result_compare")
     if last is not None:
@@ -293,6 +329,9 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
         download_comparison(lab, [(i, parse_strategy(r.spec), r, states[label_of[i]], key[1])
                                   for i, (key, r) in shown if not r.error], run, seeds, prompt_ids)
         download_rows(t("cmp.download_table"), rows, "compare-table")
+    for r in runs:
+        if r.error:  # a column that did not run says why where its output would be, not only in the table's last cell
+            st.error(t("cmp.failed", label=r.label, why=r.error), icon=":material/error:")
     ok = [r for r in runs if not r.error]
     if ok:
         chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")

@@ -14,6 +14,7 @@ import plotly.graph_objects  # noqa: F401
 import streamlit as st
 
 from ui import i18n, params
+from ui.controls import keep_settings
 from ui.i18n import t
 from ui.lab import lab
 
@@ -37,6 +38,7 @@ _nav = threading.local()  # set while main() runs the navigation (each session's
 
 
 def main() -> None:
+    keep_settings()  # first: no widget may be drawn before it (see ui.controls.keep_settings)
     i18n.seed()  # the language first: the navigation's titles and every warning are written in it
     st.set_page_config(page_title=t("app.title"), page_icon=":material/biotech:", layout="wide")
     nav = st.navigation([st.Page(ROOT / "pages" / f"{name}.py", title=t(f"page.{name}.title"), icon=icon,

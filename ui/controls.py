@@ -16,6 +16,7 @@ EAGLE pages (``stepper``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import streamlit as st
 
@@ -45,6 +46,7 @@ class Param:
     glossary: str | None = None       # a glossary anchor linked at the end of the help
     widget: str = ""                  # slider | number | select | radio | toggle | text | textarea | multi
     fmt: str | None = None            # number format (sliders, number inputs)
+    link_max: int | None = None       # a value whose URL-encoded text is longer stays out of the link (a huge prompt)
 
     @property
     def kind(self) -> type:
@@ -79,10 +81,28 @@ class Param:
             return ",".join(map(str, value))
         return str(value).lower() if isinstance(value, bool) else str(value)
 
+    def fits_link(self, text: str) -> bool:
+        return self.link_max is None or len(quote(text)) <= self.link_max
+
 
 def choice_ids(key: str, choices: tuple) -> dict:
     """``labels`` for a Param whose every choice has its text in the catalogue as ``p.<key>.<choice>``."""
     return {c: f"p.{key}.{c}" for c in choices}
+
+
+_KEYS: set[str] = set()  # every Param key of a table built in this process (the pages' and the sidebar's)
+
+
+def keep_settings() -> None:
+    """Keep every setting of every page through runs that do not draw its widget (another page, a page stopped
+    early by a message): Streamlit drops a widget's value at the end of a run that did not draw it, and the
+    widget then came back at its first value (or a value from the link, which a page switch clears) while the
+    session could still hold another. A value written through ``st.session_state`` before its widget is drawn
+    is kept, so the app's first call (before the sidebar or a page draws anything) writes each back."""
+    ss = st.session_state
+    for key in _KEYS:
+        if key in ss:
+            ss[key] = ss[key]
 
 
 class Controls:
@@ -90,6 +110,7 @@ class Controls:
 
     def __init__(self, table: list[Param]):
         self.table = {p.key: p for p in table}
+        _KEYS.update(self.table)
 
     def __getitem__(self, key: str):
         return st.session_state[key]
@@ -154,8 +175,15 @@ class Controls:
             if p.key in st.session_state:
                 value = st.session_state[p.key]
                 text = p.to_url(tuple(value) if isinstance(value, list) else value)
-                if st.query_params.get(p.key) != text:
+                if not p.fits_link(text):  # too long for a link that mail and chat tools pass on whole
+                    if p.key in st.query_params:
+                        del st.query_params[p.key]
+                elif st.query_params.get(p.key) != text:
                     st.query_params[p.key] = text
+
+    def in_link(self, key: str) -> bool:
+        """Whether ``key``'s current value goes into the link (see ``Param.link_max``)."""
+        return self.table[key].fits_link(self.table[key].to_url(st.session_state[key]))
 
     def values(self) -> dict:
         return {k: (tuple(v) if isinstance(v := st.session_state[k], list) else v) for k in self.table}

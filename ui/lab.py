@@ -23,6 +23,7 @@ from ui.notebooks import notebook_note
 from ui.texts import look_first
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
+LINK_MAX = 8000  # URL-encoded characters of prompt that the link carries (~8,000 ASCII, ~900 Chinese characters)
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ SIDEBAR = Controls([
     Param("model", EMBEDDED, "p.model", help="p.model.help"),
     Param("device", "auto", "p.device", choices=DEVICES, help="p.device.help"),
     Param("dtype", "float32", "p.dtype", choices=DTYPES),
-    Param("prompt", DEFAULT_PROMPT, "p.prompt", widget="textarea"),
+    Param("prompt", DEFAULT_PROMPT, "p.prompt", widget="textarea", link_max=LINK_MAX),
     Param("chat", True, "p.chat", help="p.chat.help"),
     Param("seed", 0, "p.seed", 0, 2**31 - 1, 1, widget="number",
           help="p.seed.help"),
@@ -172,6 +173,8 @@ def lab() -> Lab:
     SIDEBAR.show("device", c1)
     SIDEBAR.show("dtype", c2)
     SIDEBAR.show("prompt", sb)
+    if not SIDEBAR.in_link("prompt"):
+        sb.caption(t("sidebar.prompt_not_in_link", n=len(ss.prompt), max=LINK_MAX))
     SIDEBAR.show("chat", sb)
     SIDEBAR.show("seed", sb)
     SIDEBAR.show("backend", sb)

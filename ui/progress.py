@@ -46,6 +46,7 @@ class StudyProgress:
     def __init__(self, label: str | None = None, stop_key: str | None = None):
         self.t0 = time.perf_counter()
         self.stop = False
+        self.fraction = 0.0  # the last fraction drawn (kept on the bar while it says "Stopping…")
         self.drawn: float | None = None  # when the bar was last redrawn (None: not yet) ...
         self.said = None                  # ... and the catalogue id of what it said then
         self.caught: BaseException | None = None  # a rerun / stop delivered while the study ran
@@ -60,9 +61,10 @@ class StudyProgress:
         if self.stop:
             return
         if rerun_pending():
-            self.stop = True
+            self._stopping()
             return
         fraction = min(max(fraction, 0.0), 1.0)
+        self.fraction = fraction
         now, said = time.perf_counter(), getattr(text, "id", text)
         if self.drawn is not None and fraction < 1 and said == self.said and now - self.drawn < EVERY_S:
             return  # the same kind of report a moment ago (a token's): skip; a new phase is drawn at once
@@ -72,9 +74,22 @@ class StudyProgress:
         try:
             self.bar.progress(fraction, text=f"{say(text)} · {spent:.0f} s{left}")
         except INTERRUPTS as exc:  # Stop (or any other click): finish early, rerun after the result is kept
-            self.stop, self.caught = True, exc
+            self.caught = exc
+            self._stopping()
+
+    def _stopping(self) -> None:
+        """From now on the study is asked to stop; the bar says so at once (the search under way still ends first)."""
+        self.stop = True
+        for _ in range(2):  # a click's rerun is raised by the first Streamlit call: then the redraw goes through
+            try:
+                self.bar.progress(self.fraction, text=t("progress.stopping"))
+                return
+            except INTERRUPTS as exc:
+                self.caught = self.caught or exc
 
     def should_stop(self) -> bool:
+        if not self.stop and rerun_pending():  # a study may ask between its reports (Stop clicked meanwhile)
+            self._stopping()
         return self.stop
 
     def done(self) -> None:

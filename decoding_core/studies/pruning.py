@@ -67,12 +67,17 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
     for ids in prompts:
         twice = []
         for _ in range(2):  # progress after each search: the bar moves (and estimates) from the first seconds on
+            if should_stop():  # a Stop before every setting was searched without pruning: no row can be measured
+                stopped = True
+                break
             twice.append(_run(lm, base, run, ids))
             done += 1
             progress(done / total, Msg.of("core.progress.pruning_off"))
+        if stopped:
+            break
         plain.append(min(twice, key=lambda r: r[1]))  # the faster of two: noise only adds time
     rows = []
-    for setting in grid:
+    for setting in grid if not stopped else ():
         fed = secs = unchanged = lost = 0.0
         for ids, (p_fed, p_secs, (p_best, p_score)) in zip(prompts, plain):
             if should_stop():

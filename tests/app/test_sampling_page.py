@@ -99,6 +99,42 @@ def test_empty_prompt_and_bad_url_values_are_explained():
     assert not at.exception
 
 
+def test_settings_survive_another_page_and_a_page_stopped_by_an_empty_prompt():
+    """A page's widgets come back with the values the session holds (and uses): after a visit to another page, and
+    after a run that stopped before drawing them (an empty prompt). Streamlit drops an undrawn widget's value;
+    before ``ui.controls.keep_settings`` the widgets came back at their first values while the run used others."""
+    at = open_app(PAGE)
+    at.slider(key="temperature").set_value(0.7).run()
+    at.slider(key="max_new").set_value(4).run()
+    at.selectbox(key="step_sampler").set_value("alias").run()
+    at.switch_page(page_path("pages/beam.py"))
+    at.run()
+    at.switch_page(page_path(PAGE))
+    at.run()
+    assert at.slider(key="temperature").value == 0.7 and at.slider(key="max_new").value == 4
+    assert at.selectbox(key="step_sampler").value == "alias"
+    assert at.query_params["max_new"] == "4"  # and back in the link
+    at.sidebar.text_area(key="prompt").set_value("").run()
+    assert any("prompt is empty" in i.value for i in at.info)
+    at.sidebar.text_area(key="prompt").set_value("Hello there").run()
+    assert at.slider(key="max_new").value == 4 and at.selectbox(key="step_sampler").value == "alias"
+    at.button(key="sampling_run").click().run()
+    assert any("**Step 4** drew" in m.value for m in at.markdown)  # the run uses what the widgets show
+    assert not at.exception
+
+
+def test_a_prompt_too_long_for_a_link_stays_out_of_it_and_the_sidebar_says_so():
+    at = open_app(PAGE)
+    at.sidebar.text_area(key="prompt").set_value("Tell me about the sea. ").run()
+    assert at.query_params["prompt"] == "Tell me about the sea. "
+    long = "Tell me about the sea and the waves. " * 300  # 11,100 characters, ~3,000 tokens: fits the model
+    at.sidebar.text_area(key="prompt").set_value(long).run()
+    assert "prompt" not in at.query_params  # the short one is gone too, not left behind as if it were this one
+    assert any("too long for a link" in c.value and "11,100 characters" in c.value for c in at.sidebar.caption)
+    assert metric(at, "Tokens left")  # the page itself runs on it
+    assert not at.exception
+
+
 def test_unloadable_model_falls_back_to_embedded():
     at = open_app()
     at.sidebar.text_input(key="model").set_value("/no/such/model").run()

@@ -112,3 +112,46 @@ def test_newlines_and_emoji_are_visible_glyphs(server, page):
         .map(t => t.textContent)""")
     assert any("\u27e8F0 9F" in t for t in texts), texts[:5]
     no_exception(page)
+
+
+def test_settings_come_back_after_another_page_and_an_empty_prompt(server, page):
+    """Streamlit drops the value of a widget a run did not draw: another page, or this page stopped early by an
+    empty prompt. The widgets then came back at their first values (temperature 1.00, max new tokens 1, sampler
+    multinomial) while the session still decoded with the link's, and a page switch lost the link's settings too.
+    ``ui.controls.keep_settings`` keeps them (AppTest keeps widget values itself, so only a browser shows this)."""
+    page.goto(server + "/sampling?max_new=4&step_sampler=alias&temperature=0.7")
+    wait_idle(page)
+    section = page.get_by_text("4 · A sampled continuation", exact=False).first
+    section.wait_for()
+    sidebar = page.locator("[data-testid='stSidebar']")
+
+    def shown() -> tuple[str, str, str]:
+        slider = page.locator("[data-testid='stSlider']")
+        temperature = slider.filter(has_text="Temperature").first.locator("[data-testid='stSliderThumbValue']")
+        max_new = slider.filter(has_text="Max new tokens").first.locator("[data-testid='stSliderThumbValue']")
+        sampler = page.locator("[data-testid='stSelectbox']").filter(has_text="Sampler").last.locator("input")
+        return temperature.inner_text(), max_new.inner_text(), sampler.input_value()
+
+    assert shown()[:2] == ("0.70", "4") and "alias" in shown()[2].lower()
+    sidebar.get_by_text("Beam search", exact=True).click()
+    wait_idle(page)
+    page.wait_for_url("**/beam**")
+    sidebar.get_by_text("Sampling", exact=True).click()
+    wait_idle(page)
+    section.wait_for()
+    assert shown()[:2] == ("0.70", "4") and "alias" in shown()[2].lower()
+    assert "max_new=4" in page.url  # back in the link
+    prompt = sidebar.locator("textarea").first
+    prompt.fill("")
+    prompt.press("Control+Enter")
+    wait_idle(page)
+    page.get_by_text("The prompt is empty", exact=False).first.wait_for()
+    prompt.fill("Hello there")
+    prompt.press("Control+Enter")
+    wait_idle(page)
+    section.wait_for()
+    assert shown()[:2] == ("0.70", "4") and "alias" in shown()[2].lower()
+    page.get_by_role("button", name="Run to end", exact=True).click()
+    wait_idle(page)
+    expect(page.locator("[data-testid='token-strip'] span")).to_have_count(4, timeout=60_000)
+    no_exception(page)

@@ -576,3 +576,22 @@ def test_a_lookup_branch_copies_after_two_matching_tokens_only():
     two = [1, 7, 8, 9, 4, 9, 4]       # the last two, (9, 4), occurred before
     assert prompt_lookup(one, 3) == [8, 9, 4] and lookup_branch(one, 3) == []
     assert lookup_branch(two, 3) == [9, 4] and lookup_branch(two, 3, frozenset({9})) == []
+
+
+def test_a_tokenizer_mismatch_counts_the_target_tokens_the_draft_reads_otherwise():
+    """Same size, other ids: the message counts the target's tokens whose id differs (it said "98,304 differ" for two
+    49,152-token vocabularies: both sides of a set difference)."""
+    from types import SimpleNamespace as NS
+
+    from decoding_core.draft import check_same_tokenizer
+    from decoding_core.models import ModelLoadError
+
+    def model(vocab, name):
+        return NS(tokenizer=NS(get_vocab=lambda: vocab), name=name, vocab_size=len(vocab))
+
+    target = model({"a": 0, "b": 1, "c": 2, "d": 3}, "T")
+    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 2 of the target tokens have another id or none"):
+        check_same_tokenizer(target, model({"a": 0, "b": 1, "d": 2, "c": 3}, "D"))  # two ids swapped
+    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 1 of the target tokens"):
+        check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "e": 3}, "D"))  # one token missing
+    check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "d": 3}, "D"))  # the same: no error

@@ -212,6 +212,19 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     assert loose.rows[0].time_saved == 0
 
 
+def test_pruning_sweep_stops_during_the_searches_without_pruning(target):
+    """A Stop while the unpruned searches run ends the sweep there (it was only seen once they were all done: a
+    minute on the page) and returns no row: nothing was compared."""
+    from decoding_core.studies.pruning import pruning_sweep
+
+    prompts = [[1, 5, 9], [1, 7, 3], [1, 2, 8]]
+    reports = []
+    sweep = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=[{"rp": 0.9}, {"ap": 1.0}],
+                          progress=lambda frac, what: reports.append(frac), should_stop=lambda: len(reports) >= 3)
+    assert sweep.stopped and sweep.rows == () and sweep.recommendation is None
+    assert len(reports) == 3  # the start and two searches without pruning; none after the Stop
+
+
 def test_drift_matches_the_decoders_rules(target, loaders):
     """The vectorised drift draws from each rule's exact first-token law, and that law is what the decoder's
     own verify_topk / verify_sample produce one trial at a time."""
