@@ -28,10 +28,10 @@ from .models import load_model
 from .prompts import PROMPTS, heldout_instructions
 from .processors import SamplingSettings
 from .samplers import SAMPLERS, make_sampler
+from .settings import BENCH_SECTIONS
 from .speculative import SpeculativeDecoder
 
-SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative", "eagle",
-            "studies", "samplers", "overhead")
+SECTIONS = BENCH_SECTIONS  # in settings.py: the command line's help lists them without importing torch
 BENCH_LOOKUP = 8  # the prompt-lookup branch the eagle section adds to the EAGLE-3 head's device-sized tree
 
 
@@ -459,17 +459,22 @@ def main(args) -> int:
             "new_tokens": bench.n, "repeats": bench.repeats, "prompts": len(bench.prompts),
             "date": time.strftime("%Y-%m-%d %H:%M")}
     print(f"bench: {json.dumps(info)}", file=sys.stderr)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    failed = []
     for section in SECTIONS:
         if section in only:
             try:
                 getattr(bench, section)()
             except Exception as exc:  # noqa: BLE001 - one failing section must not hide the others
                 bench.add(section, f"FAILED: {type(exc).__name__}: {str(exc)[:80]}", float("nan"), "")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+                failed.append(section)
+            out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))  # a stopped run keeps its rows
     out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))
     print("| section | measurement | value | unit |\n|---|---|---|---|")
     for r in bench.rows:
         print(f"| {r['section']} | {r['name']} | {r['value']} | {r['unit']} |")
     print(f"\n(wrote {out})", file=sys.stderr)
-    return 0
+    if failed:
+        print(f"bench: sections that failed: {', '.join(failed)} (their FAILED rows say why)", file=sys.stderr)
+    return 1 if failed else 0

@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 
-from .settings import (BACKENDS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS, STRATEGIES, TREES,
+from .settings import (BENCH_SECTIONS, BACKENDS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS, STRATEGIES, TREES,
                        Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings, Speculative,
                        StochasticBeam)
 
@@ -21,7 +21,32 @@ class UsageError(Exception):
     """A bad option: reported as one line on stderr, exit status 2."""
 
 
+def _has_default(action) -> bool:
+    """A default worth printing: not None, not a flag's False, not suppressed (0 is one: ``--seed``)."""
+    return not (action.default is None or action.default is False or action.default == argparse.SUPPRESS)
+
+
+class _Help(argparse.HelpFormatter):
+    """--help gives each option's default (unless its text already says it, or there is none)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.option_strings and _has_default(action) and "default" not in text:
+            text += (" " if text else "") + "(default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        if not action.help and action.option_strings and _has_default(action):
+            action.help = "(default: %(default)s)"  # argparse shows no line at all for an option without help
+        return action
+
     def error(self, message):  # one line, status 2 (argparse's default prints the usage too)
         raise UsageError(message)
 
@@ -56,7 +81,7 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     r.add_argument("--max-new-tokens", type=int, default=64)
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--temperature", type=float, default=1.0)
-    r.add_argument("--top-k", type=int, default=None)
+    r.add_argument("--top-k", type=int, default=None, help="keep the k most likely tokens (0 or none: off)")
     r.add_argument("--top-p", type=float, default=None)
     r.add_argument("--min-p", type=float, default=None)
     r.add_argument("--repetition-penalty", type=float, default=None)
@@ -97,11 +122,13 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     r.add_argument("--head", choices=HEADS, default=None,
                    help="EAGLE head (default: the shipped head with the higher held-out tau)")
     r.add_argument("--tree", choices=TREES, default="dynamic")
-    r.add_argument("--tree-top-k", type=int, default=8)
+    r.add_argument("--tree-top-k", type=int, default=8, help="children per expanded node (dynamic trees)")
     r.add_argument("--depth", type=_int_or_auto, default="auto",
-                   help="tree depth, or auto (default): chosen with --total-tokens for this device")
+                   help="tree depth, or auto (default): chosen with --total-tokens for this device (dynamic trees; "
+                        "the static tree has its own shape)")
     r.add_argument("--total-tokens", type=_int_or_auto, default="auto",
-                   help="tree size, or auto (default): the size that maximises tokens/s on this device")
+                   help="tree size, or auto (default): the size that maximises tokens/s on this device (dynamic "
+                        "trees)")
     r.add_argument("--lookup", type=int, default=None,
                    help="EAGLE and speculative: verify beside the draft a branch of up to this many tokens copied "
                         f"from the context (prompt lookup; 0 = none; default {Eagle.lookup} for EAGLE, "
@@ -120,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                "as JSON to this file (decoding_core/export.py; read back by replay)")
     rp = sub.add_parser("replay", help="decode a run file (run --out, or a page's JSON download) again; exit 0 "
                                        "only if the tokens are equal")
-    rp.add_argument("file")
+    rp.add_argument("file", help="a JSON file written by run --out or downloaded from a page")
     st = sub.add_parser("study", help="run one of the pages' experiments and print its record as JSON")
     st.add_argument("name", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
     add_run_options(st, prompt_required=False)
@@ -148,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", default="runs/bench.json")
     b.add_argument("--device", default="auto", choices=DEVICES)
     b.add_argument("--dtype", default="float32", choices=DTYPES)
-    b.add_argument("--only", default=None, help="comma-separated sections to run")
+    b.add_argument("--only", default=None, help="comma-separated sections to run, of: " + ", ".join(BENCH_SECTIONS)
+                   + " (default: all)")
     return p
 
 
@@ -225,6 +253,37 @@ def _strategy_settings(args, name: str):
     raise ValueError(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
 
 
+COMMON = {"command", "strategy", "model", "device", "dtype", "prompt", "chat", "max_new_tokens", "seed",
+          "no_stop_at_eos", "backend", "out", "name", "prompts"}
+PROCESSORS = {"temperature", "top_k", "top_p", "min_p", "repetition_penalty"}
+READS = {  # the options each strategy reads (besides COMMON); the study options are the studies' own
+    "greedy": PROCESSORS, "sample": PROCESSORS | {"sampler"},
+    "beam": PROCESSORS | {"sampler", "num_beams", "eos_policy", "length_penalty", "early_stopping", "rp", "ap", "rpl",
+                          "mc", "sample_prefix"},
+    "stochastic-beam": {"num_beams", "temperature"},
+    "speculative": PROCESSORS | {"draft", "n_draft", "stop_below", "copy", "runner_up", "verify", "verify_k",
+                                 "target_sample", "lookup"},
+    "eagle": PROCESSORS | {"head", "tree", "tree_top_k", "depth", "total_tokens", "target_sample", "lookup",
+                           "corpus_branch"},
+}
+
+
+def ignored_options(args, parser_defaults: dict) -> list[str]:
+    """The options given a non-default value that ``--strategy`` does not read (for a warning, not an error: a
+    script may pass one set of options to several strategies)."""
+    reads = READS.get(args.strategy, set())
+    if args.strategy == "eagle" and args.tree == "static":
+        reads = reads - {"tree_top_k", "depth", "total_tokens"}
+    return ["--" + k.replace("_", "-") for k, v in vars(args).items()
+            if k in parser_defaults and k not in COMMON and k not in reads and v != parser_defaults[k]]
+
+
+def run_options_defaults() -> dict:
+    parser = argparse.ArgumentParser(add_help=False)
+    add_run_options(parser, prompt_required=False)
+    return {a.dest: a.default for a in parser._actions}
+
+
 def cmd_run(args) -> int:
     from .models import ModelLoadError, load_model
 
@@ -233,6 +292,16 @@ def cmd_run(args) -> int:
     text = args.chat if args.chat is not None else args.prompt
     if not text or not text.strip():
         raise UsageError("the prompt is empty")
+    ignored = ignored_options(args, run_options_defaults())
+    if ignored:
+        logging.warning("note: %s not read by --strategy %s%s", ", ".join(ignored), args.strategy,
+                        " --tree static" if args.strategy == "eagle" and args.tree == "static" else "")
+    if args.out:
+        from pathlib import Path
+
+        folder = Path(args.out).expanduser().resolve().parent
+        if not folder.is_dir():  # said before the decoding, not after it
+            raise UsageError(f"--out {args.out}: the folder {folder} does not exist")
     try:
         strategy, run = strategy_settings(args), run_settings(args)  # bad values fail before the model loads
         lm = load_model(args.model, args.device, args.dtype)
@@ -243,9 +312,14 @@ def cmd_run(args) -> int:
         result = decoder.start(prompt_ids).run()
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    payload = {
+    from .export import to_json
+
+    payload = {  # the settings as the run file (--out) writes them: only the fields this strategy has
         "strategy": args.strategy,
-        "settings": {k: v for k, v in vars(args).items() if k not in ("command", "prompt", "chat")},
+        "settings": {"strategy": to_json(strategy), "run": to_json(run), "model": args.model, "device": args.device,
+                     "dtype": args.dtype},
+        "prompt": text,
+        "chat": args.chat is not None,
         "prompt_tokens": result.prompt_tokens,
         "tokens": result.tokens,
         "text": result.text,
@@ -308,7 +382,7 @@ def cmd_replay(args) -> int:
                 break
             dec.step()
         result = dec.result()
-    except (OSError, KeyError, TypeError) as exc:
+    except (OSError, KeyError, TypeError, json.JSONDecodeError) as exc:
         raise UsageError(f"{args.file}: not a readable run file ({type(exc).__name__}: {exc})") from exc
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc

@@ -153,11 +153,13 @@ class EagleDecoder(DraftVerifyDecoder):
         self.processors = build_processors(self.settings, argmax=not sample)
 
     def metrics(self) -> dict:
+        static = self.tree_kind == "static"  # its own shape: the dynamic tree's sizes are not read
         return {**super().metrics(), "sizes": {"head": self.head.kind, "tree": self.tree_kind,
-                                               "total_tokens": self.total_tokens, "depth": self.depth,
-                                               "top_k": self.top_k, "lookup": self.lookup,
+                                               "total_tokens": len(self.static_keys) if static else self.total_tokens,
+                                               "depth": max(map(len, self.static_keys)) if static else self.depth,
+                                               "top_k": None if static else self.top_k, "lookup": self.lookup,
                                                "corpus": self.datastore is not None,
-                                               "chosen_by": self.chosen_by}}
+                                               "chosen_by": "the static tree's shape" if static else self.chosen_by}}
 
     # -- state ----------------------------------------------------------------------------------
     def _reset(self):

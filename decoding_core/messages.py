@@ -21,6 +21,8 @@ EN: dict[str, str] = {
     "core.method.exp-race": "exponential race",
     # device-aware sizes (decoding_core/sizing.py)
     "core.size.no_chain_table": "no tau table for this draft: the reference N = {n}",
+    "core.size.no_chain_table_for": "no tau table for these settings (copy {copy:g}, lookup {lookup}, runner-up "
+                                    "{runner_up}): the reference N = {n}",
     "core.size.no_tree_table": "no tau table in the head's manifest: the reference size",
     "core.size.other_top_k": "the head's tau table was measured with top-k {measured}, not {top_k}: the reference size",
     "core.size.given": "given",

@@ -22,6 +22,8 @@ RULES = ("greedy", "topk", "sample")
 TREES = ("dynamic", "static")
 HEADS = ("eagle1", "eagle3")
 DRAFT_KINDS = ("embedded", "prompt-lookup")   # or any model id / folder
+BENCH_SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", "beam", "lookup", "speculative",
+                  "eagle", "studies", "samplers", "overhead")  # python -m decoding_core bench --only ...
 STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eagle")
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
 LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree or a speculative chain may add

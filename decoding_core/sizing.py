@@ -612,7 +612,10 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
     table: the reference N."""
     rows = (chain_table_rows(draft_manifest(), copy, lookup, runner_up) if source == "embedded" and draft is not None
             else [])
-    if not rows:
+    if not rows:  # another draft, or the shipped one with settings its manifest has no table for
+        if source == "embedded" and draft is not None:
+            return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table_for", n=REFERENCE_N, copy=copy,
+                                                             lookup=lookup, runner_up="on" if runner_up else "off")}
         return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}
     table = {int(row[0]): float(row[1]) for row in rows}
     tokens = {int(row[0]): float(row[2]) for row in rows if len(row) > 2}  # the measured mean verify size

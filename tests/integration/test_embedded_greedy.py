@@ -86,6 +86,24 @@ def test_cli_greedy_json_equals_generate(embedded):
     assert out["tokens"] == hf_greedy(embedded, ids)
     assert out["metrics"]["target_forwards"] == len(out["tokens"])
     assert out["metrics"]["wall_s"] > 0
+    # the settings as a run file writes them (only the strategy's own fields), the prompt itself beside its ids
+    assert out["settings"]["strategy"] == {"type": "Greedy", "sampling": out["settings"]["strategy"]["sampling"]}
+    assert out["settings"]["run"]["max_new_tokens"] == N and out["prompt"] == PROMPTS[0] and out["chat"] is True
+
+
+def test_cli_says_which_options_the_strategy_does_not_read(tmp_path):
+    proc = run_cli("--strategy", "greedy", "--prompt", "Hi", "--max-new-tokens", "2", "--num-beams", "9",
+                   "--n-draft", "4")
+    assert proc.returncode == 0, proc.stderr
+    assert "--num-beams, --n-draft not read by --strategy greedy" in proc.stderr
+    assert "num_beams" not in json.dumps(json.loads(proc.stdout)["settings"])
+    proc = run_cli("--strategy", "eagle", "--tree", "static", "--depth", "3", "--prompt", "Hi", "--max-new-tokens", "2")
+    assert "--depth not read by --strategy eagle --tree static" in proc.stderr
+    assert json.loads(proc.stdout)["metrics"]["sizes"]["depth"] == 5  # the static tree's own, not the option's
+    quiet = run_cli("--strategy", "beam", "--num-beams", "2", "--prompt", "Hi", "--max-new-tokens", "2")
+    assert quiet.returncode == 0 and "not read" not in quiet.stderr
+    missing = run_cli("--prompt", "Hi", "--out", str(tmp_path / "no" / "such" / "run.json"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr and missing.stdout == ""
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -151,6 +151,10 @@ def test_cli_speculative_and_eagle(embedded, greedy_refs):
         if "--strategy" in args and args[args.index("--strategy") + 1] == "eagle":
             assert m["sizes"]["head"] in ("eagle1", "eagle3") and m["sizes"]["total_tokens"] >= 2
             assert m["sizes"]["lookup"] == (8 if "--lookup" in args else 0)
+            if "static" in args:  # the static tree's own shape (25 drafted nodes and the root, 5 deep)
+                assert (m["sizes"]["total_tokens"], m["sizes"]["depth"]) == (26, 5)
+            elif "--depth" in args:
+                assert (m["sizes"]["total_tokens"], m["sizes"]["depth"], m["sizes"]["chosen_by"]) == (32, 5, "given")
         else:
             assert m["sizes"]["n_draft"] >= 1
             if "prompt-lookup" not in args:  # the tree around the chain: on by default, off when asked

@@ -1051,6 +1051,7 @@ TEXT = {
     'core.method.gumbel-max': 'Gumbel-max',
     'core.method.exp-race': '指数竞赛',
     'core.size.no_chain_table': '这个草稿模型没有 τ 表：用参考值 N = {n}',
+    'core.size.no_chain_table_for': '没有这些设置的 τ 表（复制权重 {copy:g}，查找分支 {lookup}，次选叶节点 {runner_up}）：用参考值 N = {n}',
     'core.size.no_tree_table': '草稿头的清单里没有 τ 表：用参考大小',
     'core.size.other_top_k': '草稿头的 τ 表是在 top-k {measured} 下测的，不是 {top_k}：用参考大小',
     'core.size.given': '给定',
