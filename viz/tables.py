@@ -87,4 +87,6 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
                      "distinct-2": _r(r.distinct_2, 2),
                      "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
                      "settings": settings or "–"})
-    return rows
+    keys = list(dict.fromkeys(k for row in rows for k in row))  # a run that failed: "–" in each metric, not "None"
+    keys = [k for k in keys if k not in ("note", "settings")] + [k for k in ("note", "settings") if k in keys]
+    return [{k: row.get(k, "–") for k in keys} for row in rows]
