@@ -312,12 +312,12 @@ def cmd_run(args) -> int:
         result = decoder.start(prompt_ids).run()
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    from .export import to_json
+    from .export import resolved, to_json
 
-    payload = {  # the settings as the run file (--out) writes them: only the fields this strategy has
+    payload = {  # the settings as the run file (--out) writes them: the fields this strategy has, the sizes it used
         "strategy": args.strategy,
-        "settings": {"strategy": to_json(strategy), "run": to_json(run), "model": args.model, "device": args.device,
-                     "dtype": args.dtype},
+        "settings": {"strategy": to_json(resolved(strategy, decoder)), "run": to_json(run), "model": args.model,
+                     "device": args.device, "dtype": args.dtype},
         "prompt": text,
         "chat": args.chat is not None,
         "prompt_tokens": result.prompt_tokens,

@@ -116,7 +116,7 @@ class Decoder:
         if self.target.fallback:
             out["compile_fallback"] = self.target.fallback
         if self.target.compile_s:
-            out["compile_s"] = round(self.target.compile_s, 3)  # inside wall_s: first calls that compiled
+            out["compile_s"] = round(self.target.compile_s, 6)  # inside wall_s: first calls that compiled
             decoding_s = self.wall_s - self.target.compile_s  # what a decoding costs once the graphs exist
             out["tokens_per_s_excluding_compile"] = round(n / decoding_s, 3) if decoding_s > 0 else None
         return out

@@ -256,6 +256,7 @@ def check_same_tokenizer(target: LoadedModel, draft: LoadedModel) -> None:
     a, b = target.tokenizer.get_vocab(), draft.tokenizer.get_vocab()
     if a != b:
         only = sum(1 for tok, i in a.items() if b.get(tok) != i)  # the target's tokens the draft gives another id or none
+        only += sum(1 for tok in b if tok not in a)  # ... and the draft's tokens the target does not have
         raise ModelLoadError(Msg.of("core.err.tokenizer_mismatch", draft=draft.name, target=target.name, nd=len(b),
                                     nt=len(a), differ=only))
     if draft.vocab_size < target.vocab_size:

@@ -22,6 +22,7 @@ from transformers import DynamicCache
 
 from .decoders import DraftVerifyDecoder, crop_to
 from .eagle_head import EagleHead
+from .messages import Msg
 from .models import LoadedModel
 from .processors import SamplingSettings, apply_processors, build_processors
 from .settings import LOOKUP_MAX
@@ -159,7 +160,7 @@ class EagleDecoder(DraftVerifyDecoder):
                                                "depth": max(map(len, self.static_keys)) if static else self.depth,
                                                "top_k": None if static else self.top_k, "lookup": self.lookup,
                                                "corpus": self.datastore is not None,
-                                               "chosen_by": "the static tree's shape" if static else self.chosen_by}}
+                                               "chosen_by": Msg.of("core.size.static") if static else self.chosen_by}}
 
     # -- state ----------------------------------------------------------------------------------
     def _reset(self):

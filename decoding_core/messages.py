@@ -21,6 +21,7 @@ EN: dict[str, str] = {
     "core.method.exp-race": "exponential race",
     # device-aware sizes (decoding_core/sizing.py)
     "core.size.no_chain_table": "no tau table for this draft: the reference N = {n}",
+    "core.size.static": "the static tree's own shape",
     "core.size.no_chain_table_for": "no tau table for these settings (copy {copy:g}, lookup {lookup}, runner-up "
                                     "{runner_up}): the reference N = {n}",
     "core.size.no_tree_table": "no tau table in the head's manifest: the reference size",
@@ -98,7 +99,7 @@ EN: dict[str, str] = {
     'core.err.draft_for_embedded': "The shipped draft was made for the embedded SmolLM2 target; it cannot draft for {target}. Choose prompt lookup or a draft model with {target}'s tokenizer.",
     'core.err.corpus_read': 'The corpus in {path} cannot be read for the corpus branch ({error}). Restore it with `git checkout -- assets/corpus`, or turn the corpus branch off.',
     'core.err.corpus_tokenizer': 'The corpus branch drafts from token ids of {made_by}; {target} uses another tokenizer, so its branches would be other words. Turn the corpus branch off for this model.',
-    'core.err.tokenizer_mismatch': 'The draft {draft} has a different tokenizer from {target} ({nd:,} vs {nt:,} tokens; {differ:,} of the target tokens have another id or none in the draft): speculative decoding needs the same token ids. Choose a draft from the same model family, or prompt lookup.',
+    'core.err.tokenizer_mismatch': 'The draft {draft} has a different tokenizer from {target} ({nd:,} vs {nt:,} tokens; {differ:,} have another id in the draft or are missing from one of them): speculative decoding needs the same token ids. Choose a draft from the same model family, or prompt lookup.',
     'core.err.eager_only': '{what} runs the target eager, not with the {backend} backend',
     'core.desc.beam_kind': 'beam search',
     'core.desc.stochastic_kind': 'stochastic beam search',

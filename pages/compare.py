@@ -140,7 +140,9 @@ def _within_widgets(i: int, strategy):
         return strategy
     try:
         return with_fields(strategy, changes)
-    except ValueError:  # a default that does not fit the link's other fields (a corpus branch needs the lookup's)
+    except ValueError as exc:  # a default that does not fit the link's other fields (a corpus branch needs a lookup)
+        params.warn(t("warn.link_column", i=i, raw=params.echo(strategy_spec(strategy)), why=exc,
+                      default=repr(strategy_spec(default))))
         return default
 
 
@@ -168,7 +170,7 @@ def _field(where, i: int, kind: str, f: Field, disabled: bool):
                                format_func=lambda v, here=lang(): t(ids[type(v), v], here) if (type(v), v) in ids
                                else str(v))
     number = float if isinstance(f.step, float) else int
-    lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # a link's value outside the range widens it
+    lo, hi = min(number(f.lo), value), max(number(f.hi), value)  # never narrower than the value (links are checked)
     return where.slider(t(f.label), number(lo), number(hi), step=number(f.step), key=key, disabled=disabled)
 
 

@@ -100,7 +100,7 @@ def keep_settings() -> None:
     session could still hold another. A value written through ``st.session_state`` before its widget is drawn
     is kept, so the app's first call (before the sidebar or a page draws anything) writes each back."""
     ss = st.session_state
-    for key in _KEYS:
+    for key in tuple(_KEYS):  # a copy: another session's first run of a page may add keys meanwhile
         if key in ss:
             ss[key] = ss[key]
 

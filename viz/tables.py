@@ -87,6 +87,9 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
                      "distinct-2": _r(r.distinct_2, 2),
                      "overlap (seeds)": "–" if r.overlap is None else f"{r.overlap:.2f} ({r.seeds})",
                      "settings": settings or "–"})
-    keys = list(dict.fromkeys(k for row in rows for k in row))  # a run that failed: "–" in each metric, not "None"
+    # a run that failed has no metrics: "–" in the columns of words; None in those of numbers (a "–" there would
+    # turn the whole column into text for the dataframe: numbers sorted as words); its note and settings come last
+    keys = list(dict.fromkeys(k for row in rows for k in row))
     keys = [k for k in keys if k not in ("note", "settings")] + [k for k in ("note", "settings") if k in keys]
-    return [{k: row.get(k, "–") for k in keys} for row in rows]
+    numbers = {k for row in rows for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return [{k: row.get(k, None if k in numbers else "–") for k in keys} for row in rows]

@@ -79,7 +79,8 @@ def test_a_links_value_outside_a_columns_widget_is_refused_and_a_failed_column_s
     assert at.query_params["c2"] == "beam" and "n_draft" not in at.query_params["c3"]
     table = _run_all(at)
     assert table.loc["3 · speculative", "state"] == "failed"  # not "fresh" beside empty metrics
-    assert table.loc["3 · speculative", "τ"] == "–" and table.loc["1 · greedy", "note"] == "–"  # not "None"
+    assert table.loc["3 · speculative", "τ"] == "–" and table.loc["1 · greedy", "note"] == "–"  # words: not "None"
+    assert table["new tokens"].dtype.kind in "if"  # numbers stay numbers (the failed row's cell empty)
     assert list(table.columns)[-2:] == ["note", "settings"]
     assert table.loc["1 · greedy", "state"] == "fresh"
     failed = [e.value for e in at.error]

@@ -100,9 +100,10 @@ def test_empty_prompt_and_bad_url_values_are_explained():
 
 
 def test_settings_survive_another_page_and_a_page_stopped_by_an_empty_prompt():
-    """A page's widgets come back with the values the session holds (and uses): after a visit to another page, and
-    after a run that stopped before drawing them (an empty prompt). Streamlit drops an undrawn widget's value;
-    before ``ui.controls.keep_settings`` the widgets came back at their first values while the run used others."""
+    """The session's side: after a visit to another page and after a run stopped before its widgets (an empty
+    prompt), the page holds, shows and decodes with the settings it had, and puts them back in the link. (AppTest
+    keeps widget values itself, so the widgets coming back at their first values in a browser, which
+    ``ui.controls.keep_settings`` mends, is the browser test's and tests/unit/test_controls.py's to show.)"""
     at = open_app(PAGE)
     at.slider(key="temperature").set_value(0.7).run()
     at.slider(key="max_new").set_value(4).run()

@@ -1,7 +1,7 @@
 """Declarative controls: a Param table derives URL parsing, widget kind and URL text."""
 import pytest
 
-from ui.controls import Param, sampling_table
+from ui.controls import Controls, Param, sampling_table
 
 
 def test_widget_kind_is_inferred_from_the_default():
@@ -33,3 +33,28 @@ def test_url_values_round_trip_and_bad_ones_are_refused():
 def test_sampling_table_keys_are_prefixed():
     keys = [p.key for p in sampling_table("spec_", rep=True)]
     assert keys == ["spec_temperature", "spec_top_k", "spec_top_p", "spec_min_p", "spec_rep"]
+
+
+def test_keep_settings_writes_every_registered_setting_back_before_the_widgets(monkeypatch):
+    """Streamlit drops a widget's value at the end of a run that did not draw it (another page, a page stopped by a
+    message), unless the value was written through session state in that run: ``keep_settings`` (the app's first
+    call) writes back every setting of every Controls table built so far that the session holds, and nothing
+    else (buttons, the Compare columns' own keys). The browser test shows the widgets coming back."""
+    import ui.controls as controls
+
+    class Recording(dict):
+        def __init__(self, *a):
+            super().__init__(*a)
+            self.written = []
+
+        def __setitem__(self, key, value):
+            self.written.append(key)
+            super().__setitem__(key, value)
+
+    ss = Recording({"k_test": 7, "sampler_test": "alias", "beam_step": True, "cmp1_kind": "beam"})
+    monkeypatch.setattr(controls, "st", type("St", (), {"session_state": ss}))
+    Controls([Param("k_test", 4, "p.k", 1, 16), Param("sampler_test", "gumbel", "p.step_sampler",
+                                                     choices=("gumbel", "alias")), Param("unseen_test", 1, "p.k", 1, 9)])
+    controls.keep_settings()
+    assert sorted(ss.written) == ["k_test", "sampler_test"]  # the values held, as they were; no other key
+    assert ss["k_test"] == 7 and ss["sampler_test"] == "alias" and "unseen_test" not in ss

@@ -590,8 +590,10 @@ def test_a_tokenizer_mismatch_counts_the_target_tokens_the_draft_reads_otherwise
         return NS(tokenizer=NS(get_vocab=lambda: vocab), name=name, vocab_size=len(vocab))
 
     target = model({"a": 0, "b": 1, "c": 2, "d": 3}, "T")
-    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 2 of the target tokens have another id or none"):
+    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 2 have another id in the draft or are missing"):
         check_same_tokenizer(target, model({"a": 0, "b": 1, "d": 2, "c": 3}, "D"))  # two ids swapped
-    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 1 of the target tokens"):
-        check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "e": 3}, "D"))  # one token missing
+    with pytest.raises(ModelLoadError, match=r"4 vs 4 tokens; 2 have"):
+        check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "e": 3}, "D"))  # one token each side alone
+    with pytest.raises(ModelLoadError, match=r"5 vs 4 tokens; 1 have"):
+        check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "d": 3, "e": 4}, "D"))  # the target's and one more
     check_same_tokenizer(target, model({"a": 0, "b": 1, "c": 2, "d": 3}, "D"))  # the same: no error
