@@ -36,6 +36,24 @@ def test_stochastic_beams_and_the_threshold_sweep(server, page):
     screenshot(page, "beam-stochastic-and-sweep")
 
 
+def test_stop_during_the_sweeps_first_searches_is_heard_and_said(server, page):
+    """Stop pressed while the threshold sweep runs its searches without pruning (the first 9 of 81): the bar says
+    "Stopping…", the sweep ends within the search under way (it went on through all of them: a minute on a busy
+    machine), and the page says no setting was measured (it had concluded "No setting keeps the best hypothesis")."""
+    page.goto(server + "/beam?beam_max_new=16")
+    wait_idle(page)
+    page.get_by_role("button", name="Measure the thresholds").click()
+    stop = page.get_by_role("button", name="Stop (keep what is measured so far)")
+    stop.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)
+    stop.click()
+    wait_idle(page, timeout=60_000)
+    page.get_by_text("No setting was measured before the stop", exact=False).wait_for(timeout=30_000)
+    assert page.get_by_text("Stopped early", exact=False).count() >= 1
+    assert page.get_by_text("No setting keeps the best hypothesis", exact=False).count() == 0
+    no_exception(page)
+
+
 def rendered_label_px(page, chart: int = 0) -> list[float]:
     """On-screen heights (px) of the main labels (the 14 pt token text) of a graphviz chart."""
     return page.evaluate("""(i) => Array.from(document.querySelectorAll("[data-testid='stGraphVizChart']")[i]
