@@ -470,7 +470,6 @@ def main(args) -> int:
                 bench.add(section, f"FAILED: {type(exc).__name__}: {str(exc)[:80]}", float("nan"), "")
                 failed.append(section)
             out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))  # a stopped run keeps its rows
-    out.write_text(json.dumps({"info": info, "rows": bench.rows}, indent=1))
     print("| section | measurement | value | unit |\n|---|---|---|---|")
     for r in bench.rows:
         print(f"| {r['section']} | {r['name']} | {r['value']} | {r['unit']} |")

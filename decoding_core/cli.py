@@ -12,9 +12,9 @@ import json
 import logging
 import sys
 
-from .settings import (BENCH_SECTIONS, BACKENDS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS, STRATEGIES, TREES,
-                       Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings, Speculative,
-                       StochasticBeam)
+from .settings import (BACKENDS, BENCH_SECTIONS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS,
+                       STRATEGIES, TREES, Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings,
+                       Speculative, StochasticBeam)
 
 
 class UsageError(Exception):

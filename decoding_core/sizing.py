@@ -610,10 +610,10 @@ def auto_chain(target: LoadedModel, draft: LoadedModel | None, source: str, copy
     tau for each N (its manifest's table measured with these settings, ``chain_table_rows``) over the measured
     cost of N draft steps plus a verify pass of the step's tokens (``chain_verify_tokens``). Other drafts have no
     table: the reference N."""
-    rows = (chain_table_rows(draft_manifest(), copy, lookup, runner_up) if source == "embedded" and draft is not None
-            else [])
+    shipped = source == "embedded" and draft is not None
+    rows = chain_table_rows(draft_manifest(), copy, lookup, runner_up) if shipped else []
     if not rows:  # another draft, or the shipped one with settings its manifest has no table for
-        if source == "embedded" and draft is not None:
+        if shipped:
             return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table_for", n=REFERENCE_N, copy=copy,
                                                              lookup=lookup, runner_up="on" if runner_up else "off")}
         return {"n_draft": REFERENCE_N, "reason": Msg.of("core.size.no_chain_table", n=REFERENCE_N)}

@@ -23,7 +23,8 @@ from ui.notebooks import notebook_note
 from ui.texts import look_first
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
-LINK_MAX = 8000  # URL-encoded characters of prompt that the link carries (a space is 3: ~5,500 characters of English text, ~900 Chinese)
+LINK_MAX = 8000  # URL-encoded characters of prompt that the link carries (a space is 3: ~5,500 characters of English
+                 # text, ~900 Chinese)
 
 
 @dataclass(frozen=True)
