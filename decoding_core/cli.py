@@ -138,6 +138,29 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
                         "datastore (the embedded target's own training answers; decoding_core/datastore.py)")
 
 
+STUDY_OPTIONS = (  # each study's own options (the study that reads one is named first in its help)
+    ("--prompts", dict(default=None, help="pruning-sweep: a JSON list of instructions (chat template applied), "
+                                          "instead of --chat / --prompt")),
+    ("--top-n", dict(type=int, default=25, help="next-token: tokens shown")),
+    ("--draws", dict(type=int, default=10000, help="sampler-fit: draws M")),
+    ("--samplers", dict(default="multinomial,gumbel", help="sampler-fit: comma-separated samplers")),
+    ("--steps", dict(type=int, default=500, help="reused-noise: steps T")),
+    ("--seeds", dict(type=int, default=4, help="diversity: seeds n")),
+    ("--prefix-m", dict(type=int, default=3, help="diversity: sampled prefix m")),
+    ("--max-n", dict(type=int, default=8, help="n-sweep: N from 1 to this")),
+    ("--drift-k", dict(type=int, default=5, help="topk-drift: K")),
+    ("--trials", dict(type=int, default=3000, help="topk-drift: trials")),
+    ("--strategies", dict(default="greedy,sample,beam,speculative,eagle",
+                          help="compare: comma-separated strategies, each with this command's options")),
+    ("--k", dict(default=None, help="sampling-cost: comma-separated category counts (default 100,1000,10000,V)")),
+    ("--n", dict(default="1,10,100,1000,10000,100000", help="sampling-cost: comma-separated draw counts")),
+    ("--regime", dict(choices=["one", "new", "both"], default="both",
+                      help="sampling-cost: n draws from one distribution, one draw per new distribution, or both")),
+    ("--budget", dict(type=float, default=1.0, help="sampling-cost: seconds allowed per measured point")),
+)
+STUDY_DEFAULTS = {flag[2:].replace("-", "_"): kwargs["default"] for flag, kwargs in STUDY_OPTIONS}
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m decoding_core", description="Decoding Lab's decoding core.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -151,25 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("study", help="run one of the pages' experiments and print its record as JSON")
     st.add_argument("name", choices=list(STUDIES), help="; ".join(f"{k}: {v}" for k, v in STUDIES.items()))
     add_run_options(st, prompt_required=False)
-    st.add_argument("--prompts", default=None, help="pruning-sweep: a JSON list of instructions (chat template "
-                                                      "applied), instead of --chat / --prompt")
-    st.add_argument("--top-n", type=int, default=25, help="next-token: tokens shown")
-    st.add_argument("--draws", type=int, default=10000, help="sampler-fit: draws M")
-    st.add_argument("--samplers", default="multinomial,gumbel", help="sampler-fit: comma-separated samplers")
-    st.add_argument("--steps", type=int, default=500, help="reused-noise: steps T")
-    st.add_argument("--seeds", type=int, default=4, help="diversity: seeds n")
-    st.add_argument("--prefix-m", type=int, default=3, help="diversity: sampled prefix m")
-    st.add_argument("--max-n", type=int, default=8, help="n-sweep: N from 1 to this")
-    st.add_argument("--drift-k", type=int, default=5, help="topk-drift: K")
-    st.add_argument("--trials", type=int, default=3000, help="topk-drift: trials")
-    st.add_argument("--strategies", default="greedy,sample,beam,speculative,eagle",
-                    help="compare: comma-separated strategies, each with this command's options")
-    st.add_argument("--k", default=None, help="sampling-cost: comma-separated category counts (default 100,1000,"
-                                              "10000,V)")
-    st.add_argument("--n", default="1,10,100,1000,10000,100000", help="sampling-cost: comma-separated draw counts")
-    st.add_argument("--regime", choices=["one", "new", "both"], default="both",
-                    help="sampling-cost: n draws from one distribution, one draw per new distribution, or both")
-    st.add_argument("--budget", type=float, default=1.0, help="sampling-cost: seconds allowed per measured point")
+    for flag, kwargs in STUDY_OPTIONS:
+        st.add_argument(flag, **kwargs)
     b = sub.add_parser("bench", help="the benchmark runner (see README)")
     b.add_argument("--quick", action="store_true", help="fewer repeats and shorter outputs")
     b.add_argument("--out", default="runs/bench.json")
@@ -284,6 +290,14 @@ def run_options_defaults() -> dict:
     return {a.dest: a.default for a in parser._actions}
 
 
+def readable_text(lm, tokens, eos_ids) -> dict:
+    """stdout's ``text`` without the end-of-text marker a finished text ends with (``<|im_end|>``; the token stays in
+    ``tokens`` and the run file), and what ended the text."""
+    tokens = list(tokens)
+    ended = "eos" if tokens and tokens[-1] in eos_ids else "max_new_tokens"
+    return {"text": lm.decode(tokens[:-1] if ended == "eos" else tokens), "ended_by": ended}
+
+
 def cmd_run(args) -> int:
     from .models import ModelLoadError, load_model
 
@@ -325,6 +339,7 @@ def cmd_run(args) -> int:
         "text": result.text,
         "metrics": result.metrics,
     }
+    payload.update(readable_text(lm, result.tokens, decoder.eos_ids))
     extra = getattr(decoder, "extra_output", None)
     if extra:
         payload.update(extra())
@@ -393,6 +408,17 @@ def cmd_replay(args) -> int:
     return 0 if equal else 1
 
 
+STUDY_READS = {  # each study's own options (command-line dests)
+    "next-token": ("top_n",), "sampler-fit": ("samplers", "draws"), "reused-noise": ("steps",), "pruning": (),
+    "diversity": ("seeds", "prefix_m"), "n-sweep": ("max_n",), "topk-drift": ("drift_k", "trials"),
+    "compare": ("strategies",), "sampling-cost": ("k", "n", "regime", "budget"), "pruning-sweep": ("prompts",),
+}  # every study reads the run options as well; STUDY_OPTIONS (above) are the studies' own
+def study_ignored(args) -> list[str]:
+    """The study options given a non-default value that study ``args.name`` does not read."""
+    return ["--" + k.replace("_", "-") for k, v in STUDY_DEFAULTS.items()
+            if k not in STUDY_READS[args.name] and getattr(args, k) != v]
+
+
 def cmd_study(args) -> int:
     from .models import ModelLoadError, load_model
     from .studies import as_json
@@ -403,6 +429,9 @@ def cmd_study(args) -> int:
         raise UsageError("--prompts applies to the pruning-sweep study only")
     if not args.prompts and (not text or not text.strip()):
         raise UsageError("the prompt is empty: give --prompt or --chat")
+    unread = [o for o in study_ignored(args)]
+    if unread:
+        logging.warning("note: %s not read by the %s study", ", ".join(unread), args.name)
     try:
         strategy = strategy_settings(args)
         others = [strategy_settings(args, n.strip()) for n in args.strategies.split(",") if n.strip()]
@@ -412,8 +441,14 @@ def cmd_study(args) -> int:
         record = run_study(args.name, lm, prompt_ids, strategy, run, vars(args), others)
     except (ModelLoadError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    settings = {k: v for k, v in vars(args).items() if k not in ("command", "prompt", "chat")}
-    json.dump({"study": args.name, "settings": settings, "prompt_tokens": prompt_ids, **as_json(record)}, sys.stdout)
+    from .export import to_json
+
+    settings = {"strategy": to_json(strategy), "run": to_json(run), "model": args.model, "device": args.device,
+                "dtype": args.dtype, "study": {k: getattr(args, k) for k in STUDY_READS[args.name]}}
+    if args.name == "compare":
+        settings["strategies"] = [to_json(o) for o in others]
+    json.dump({"study": args.name, "settings": settings, "prompt": text, "chat": args.chat is not None,
+               "prompt_tokens": prompt_ids, **as_json(record)}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 

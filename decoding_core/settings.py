@@ -27,6 +27,7 @@ BENCH_SECTIONS = ("hardware", "sizing", "greedy", "backends", "bf16", "sample", 
 STRATEGIES = ("greedy", "sample", "beam", "stochastic-beam", "speculative", "eagle")
 REFERENCE_TREE = (32, 5)   # (total tokens, depth) used where no device-aware size is known
 LOOKUP_MAX = 16            # the longest prompt-lookup branch an EAGLE tree or a speculative chain may add
+N_MAX = 32                 # the longest draft chain (the app's slider stops at 12; the verify pass grows with N)
 REFERENCE_N = 4            # draft length used where no device-aware N is known
 COPY_MAX = 0.9             # the largest copy weight a speculative draft's q may be mixed with
 COPY_WEIGHT = 0.3          # the copy weight measured (scripts/eval_tau.py --copy) and benchmarked
@@ -199,7 +200,7 @@ class Speculative:
         if not isinstance(self.draft, str) or not self.draft.strip():
             raise ValueError("draft must be embedded, prompt-lookup or a model id / folder")
         if self.n_draft != "auto":
-            _number("draft length N", self.n_draft, lo=1, integer=True)
+            _number("draft length N", self.n_draft, lo=1, hi=N_MAX, integer=True)
         _choice("verification rule", self.rule, RULES)
         _number("K (top-K verification)", self.verify_k, lo=1, integer=True)
         _number("confidence stop", self.stop_below, lo=0.0, hi=0.99)

@@ -58,6 +58,14 @@ class StochasticBeamDecoder(BeamSearchDecoder):
         order = torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
         return [self.running[i] for i in order]
 
+    def extra_output(self) -> dict:
+        """The k samples in key order, each with its key: the order is the sampling order (the first is a sample from
+        the sequence distribution), not the score's, so the scores need not be sorted."""
+        order = torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
+        return {"hypotheses": [{"tokens": list(self.running[i].tokens), "score": self.running[i].score,
+                                "finished": self.running[i].finished, "key": float(self.keys[i])} for i in order],
+                "hypotheses_order": "Gumbel key, descending (sampling order)"}
+
     def _beam_step(self, t0) -> BeamStep:
         k = self.k
         parent_nodes = [h.node for h in self.running]

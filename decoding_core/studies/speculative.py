@@ -11,7 +11,7 @@ from transformers import DynamicCache
 from ..decoders import forward
 from ..models import LoadedModel
 from ..processors import apply_processors, build_processors
-from ..settings import Greedy, RunSettings, Sample, Speculative
+from ..settings import N_MAX, Greedy, RunSettings, Sample, Speculative
 from ..speculative import draft_next_logits, expected_speedup, expected_tokens_per_step
 from ..strategies import Loaders, build_decoder, direct_loaders
 from . import Progress, StopCheck, never, no_progress
@@ -83,8 +83,8 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
     run.max_new_tokens tokens), ``repeats`` times; each repeat times plain decoding first, so every speed-up
     is against a baseline measured next to it. Rows hold the mean over repeats (speedup_sd: the spread
     between them); alpha and c are measured, the theory curves drawn from them."""
-    if not isinstance(max_n, int) or max_n < 1:
-        raise ValueError(f"the largest N must be an integer >= 1, got {max_n!r}")
+    if not isinstance(max_n, int) or isinstance(max_n, bool) or not 1 <= max_n <= N_MAX:
+        raise ValueError(f"the largest N must be an integer from 1 to {N_MAX}, got {max_n!r}")
     if not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     loaders = loaders or direct_loaders()

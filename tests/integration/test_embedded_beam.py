@@ -78,3 +78,5 @@ def test_stochastic_beam_search_from_the_command_line(capsys):
     again = json.loads(capsys.readouterr().out)
     seqs = [tuple(h["tokens"]) for h in out["hypotheses"]]
     assert len(seqs) == 3 and len(set(seqs)) == 3 and out["tokens"] == list(seqs[0]) == again["tokens"]
+    keys = [h["key"] for h in out["hypotheses"]]  # listed in sampling order: by Gumbel key, not by score
+    assert keys == sorted(keys, reverse=True) and out["hypotheses_order"].startswith("Gumbel key")

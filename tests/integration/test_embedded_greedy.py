@@ -89,6 +89,18 @@ def test_cli_greedy_json_equals_generate(embedded):
     # the settings as a run file writes them (only the strategy's own fields), the prompt itself beside its ids
     assert out["settings"]["strategy"] == {"type": "Greedy", "sampling": out["settings"]["strategy"]["sampling"]}
     assert out["settings"]["run"]["max_new_tokens"] == N and out["prompt"] == PROMPTS[0] and out["chat"] is True
+    # the text as a reader wants it: no end-of-text marker; the EOS id stays in tokens when the text ended with it
+    ended_with_eos = out["tokens"][-1] in embedded.eos_ids
+    assert out["ended_by"] == ("eos" if ended_with_eos else "max_new_tokens") and "<|im_end|>" not in out["text"]
+    assert out["text"] == embedded.decode(out["tokens"][:-1] if ended_with_eos else out["tokens"])
+
+
+def test_cli_text_ends_before_the_end_marker(embedded):
+    """A finished answer: stdout's text stops before <|im_end|>, which stays the last of the tokens."""
+    proc = run_cli("--chat", "What is 2+2?", "--max-new-tokens", "40", "--device", "cpu")  # 11 words, then EOS
+    out = json.loads(proc.stdout)
+    assert out["ended_by"] == "eos" and out["tokens"][-1] in embedded.eos_ids, out
+    assert out["text"] == embedded.decode(out["tokens"][:-1]) and not out["text"].endswith("<|im_end|>")
 
 
 def test_cli_says_which_options_the_strategy_does_not_read(tmp_path):
@@ -116,6 +128,7 @@ def test_cli_says_which_options_the_strategy_does_not_read(tmp_path):
     (["--prompt", "x", "--device", "cuda"], "CUDA"),
     (["--prompt", "x", "--strategy", "beam", "--backend", "compiled"], "backend"),
     (["--prompt", "x", "--backend", "turbo"], "backend"),
+    (["--prompt", "x", "--strategy", "speculative", "--n-draft", "1000"], "n-draft"),
 ])
 def test_cli_bad_options_exit_2_with_one_line(args, needle):
     if needle == "CUDA" and torch.cuda.is_available():

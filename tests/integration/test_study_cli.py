@@ -17,7 +17,8 @@ def study(capsys, *args) -> dict:
 
 def test_next_token_study_matches_the_function(capsys, embedded):
     out = study(capsys, "next-token", "--chat", CHAT, "--temperature", "0.7", "--top-k", "5", "--top-n", "12")
-    assert out["study"] == "next-token" and out["settings"]["top_k"] == 5
+    assert out["study"] == "next-token" and out["settings"]["strategy"]["sampling"]["top_k"] == 5
+    assert out["settings"]["study"] == {"top_n": 12} and out["prompt"] == CHAT and out["chat"] is True
     rec = sampling.next_token(embedded, embedded.encode(CHAT, chat=True), SamplingSettings(temperature=0.7, top_k=5), 12)
     assert out["ids"] == list(rec.ids) and out["kept"] == 5
     assert out["processed"] == pytest.approx(list(rec.processed), abs=1e-6)
@@ -30,6 +31,16 @@ def test_compare_study_runs_the_greedy_family(capsys):
     runs = out["runs"]
     assert [r["strategy"] for r in runs] == ["greedy", "beam", "speculative"]
     assert all(r["same_as_reference"] for r in runs[1:]) and all(r["new_tokens"] <= 6 for r in runs)
+    assert [c["type"] for c in out["settings"]["strategies"]] == ["Greedy", "Beam", "Speculative"]
+    assert out["settings"]["strategies"][2]["n_draft"] == 2
+
+
+def test_study_names_its_options_that_it_does_not_read(capsys, caplog):
+    out = study(capsys, "next-token", "--chat", CHAT, "--top-n", "3", "--draws", "7", "--max-n", "2")
+    assert "--draws, --max-n not read by the next-token study" in caplog.text
+    assert out["settings"]["study"] == {"top_n": 3} and len(out["ids"]) == 3
+    assert main(["study", "n-sweep", "--chat", CHAT, "--strategy", "speculative", "--max-n", "99"]) == 2
+    assert "largest N" in capsys.readouterr().err
 
 
 def test_bad_study_options_exit_2(capsys):

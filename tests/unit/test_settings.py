@@ -25,6 +25,7 @@ from decoding_core.settings import (Beam, BeamSettings, Eagle, Greedy, RunSettin
     (lambda: Sample(sampler="dice"), "sampler"),
     (lambda: Beam(sampler="dice"), "prefix sampler"),
     (lambda: Speculative(n_draft=0), "draft length N"),
+    (lambda: Speculative(n_draft=33), "draft length N"),
     (lambda: Speculative(rule="trust"), "verification rule"),
     (lambda: Speculative(draft=" "), "draft"),
     (lambda: Eagle(head="eagle9"), "head"),
