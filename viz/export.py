@@ -68,6 +68,11 @@ def figure_bytes(fig, fmt: str, width: int = WIDTH, scale: float = PNG_SCALE) ->
     fig = go.Figure(fig)  # a copy: the page's figure keeps its own font
     family = fig.layout.font.family
     fig.update_layout(font_family=f"{family}, {FONT_FAMILY}" if family else FONT_FAMILY)
+    # The page's charts keep 10 px margins: in the browser Streamlit's theme grows them to fit the tick labels and
+    # axis titles. Its plotly template (the default once streamlit is imported) has no automargin, so kaleido kept
+    # them: an exported axis lost the first digits of its labels ("2" for "1.2") and its title sat on the ticks.
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     opts = {"format": fmt, "width": fig.layout.width or width, "height": fig.layout.height or HEIGHT,
             "scale": scale if fmt == "png" else 1}
     try:

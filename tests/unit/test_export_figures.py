@@ -56,6 +56,31 @@ def test_figure_as_svg_parses_and_shows_its_labels(figure):
     assert 'width="1280"' in svg[:400].decode()
 
 
+def test_exported_axes_keep_their_tick_labels_and_titles_inside_the_image():
+    """kaleido does not grow the page's 10 px margins as the browser does: the export turns automargin on, so
+    Compare's first y axis shows "1.2", not "2", and its x-axis title sits below the tick labels, not over them."""
+    import re
+
+    import streamlit  # noqa: F401  (as on the server: importing it makes its plotly template, without automargin,
+    # the default of every figure built afterwards)
+
+    from viz.compare import metrics_figure
+
+    runs = [SimpleNamespace(tokens_per_s=v, logprob=-17.8, distinct_2=1.0, tau=tau)
+            for v, tau in ((1.2, None), (0.92, 1.8), (1.07, 2.1))]
+    svg = figure_bytes(metrics_figure(runs, ["1", "2", "3"]), "svg").decode()
+    ticks = re.findall(r'class="ytick"><text text-anchor="end" x="([\d.]+)"[^>]*font-size: (\d+)px[^>]*>([^<]+)<', svg)
+    assert len(ticks) >= 3
+    lefts = [float(x) - 0.55 * int(size) * len(label) for x, size, label in ticks]  # a digit is ~0.55 em wide
+    assert min(lefts) >= 0, ticks
+    x_tick_y = [float(a) + float(b) for a, b in re.findall(
+        r'class="xtick"><text[^>]* y="([\d.]+)"[^>]*transform="translate\([\d.]+,([\d.]+)\)', svg)]
+    title_y = [float(y) + float(dy or 0) for dy, y in re.findall(  # the title's group may shift it up
+        r'<g class="g-xtitle"(?: transform="translate\([-\d.]+,([-\d.]+)\)")?><text class="xtitle"[^>]* y="([\d.]+)"', svg)]
+    assert x_tick_y and title_y and min(title_y) >= max(x_tick_y) + 10, (x_tick_y, title_y)
+    assert max(title_y) <= 370, title_y  # inside the figure's 370 px
+
+
 def test_a_chinese_figure_falls_back_to_the_cjk_font(monkeypatch):
     """The Chinese pages' figures: their text is in the SVG with a font stack that ends in Noto Sans CJK SC (so
     Chromium draws it with the CJK font rather than tofu boxes), and the page's own figure is left as it was."""
