@@ -105,10 +105,12 @@ def dot_svg(dot: str) -> bytes:
 
 
 def rows_csv(rows: list[dict]) -> bytes:
-    """Table rows as UTF-8 CSV: one column per key (in first-seen order), an empty cell where a row has none."""
+    """Table rows as UTF-8 CSV with a byte-order mark (so a spreadsheet opened by double-click reads τ, ↵ and Chinese
+    as written, not as its local code page): one column per key (in first-seen order), an empty cell where a row has
+    none."""
     fields = list(dict.fromkeys(k for row in rows for k in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    return out.getvalue().encode("utf-8")
+    return out.getvalue().encode("utf-8-sig")

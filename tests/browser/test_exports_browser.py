@@ -30,7 +30,7 @@ def test_download_a_figure_as_svg_and_the_steps_as_csv(server, page, tmp_path):
     assert info.value.suggested_filename == "decoding-lab-sampling-steps.csv"
     path = tmp_path / "steps.csv"
     info.value.save_as(path)
-    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
     assert [r["step"] for r in rows] == ["1", "2"]
     assert [r["token"] for r in rows] == strip           # the tokens the strip shows, glyphs and all
     assert all(0 < float(r["p"]) <= 1 for r in rows)

@@ -26,7 +26,8 @@ SVG = "{http://www.w3.org/2000/svg}svg"
 
 
 def parse_csv(data: bytes) -> list[dict]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+    assert data.startswith(b"\xef\xbb\xbf")  # the BOM: Excel reads the file as UTF-8, not its code page
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
 
 def texts(svg: bytes) -> str:
@@ -135,7 +136,7 @@ def test_csv_reads_back_as_the_same_rows():
     back = parse_csv(rows_csv(rows))
     assert list(back[0]) == ["step", "token", "p", "note", "extra"]
     assert back == [{k: "" if row.get(k) is None else str(row[k]) for k in back[0]} for row in rows]
-    assert rows_csv([]) == b"\n"
+    assert rows_csv([]) == b"\xef\xbb\xbf\n"
 
 
 @pytest.fixture(scope="module")
@@ -193,4 +194,5 @@ def test_eagle_steps_list_every_drafted_node(lm):
     back = round_trip(eagle.step_rows(dec.history))
     assert len(back) == sum(s.n_drafted + 1 for s in dec.history)
     assert back[0]["result"] == "the target's first token"
+    assert list(back[0]) == ["step", "node", "parent", "depth", "token", "source", "draft q", "result"]  # row 1 too
     assert sum(r["result"] == "accepted" for r in back) == sum(s.n_accepted for s in dec.history)
