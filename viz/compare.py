@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from ui.i18n import t
 from viz.sampling import tokens_html
-from viz.speculative import ORIGIN
+from viz.speculative import BY_TARGET, ORIGIN, origin_style
 
 ORIGINS = {**ORIGIN, "target": ("#ffe8cc", "none", "viz.origin.target")}  # the third: a catalogue id
 
@@ -18,14 +18,15 @@ def origin_strip(texts, origins) -> str:
     """Tokens coloured by where they came from (accepted draft, correction, bonus, the target's own token)."""
     spans = []
     for i, (tok, o) in enumerate(zip(texts, origins)):
-        bg, deco, what = ORIGINS[o]
-        tip = html.escape(t("viz.token_n", n=i + 1, what=t(what)))
-        spans.append(f'<span title="{tip}" style="background:{bg};text-decoration:{deco};'
+        tip = html.escape(t("viz.token_n", n=i + 1, what=t(ORIGINS[o][2])))
+        spans.append(f'<span title="{tip}" style="{origin_style(o, ORIGINS)}'
                      f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
                      f"{html.escape(tok)}</span>" + ("<br>" if tok.endswith("\u21b5") else ""))
     used = [o for o in ORIGINS if o in set(origins)]
-    legend = " ".join(f'<span style="background:{ORIGINS[o][0]};padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t(ORIGINS[o][2]))}</span>'
-                      for o in used)
+    legend = " ".join(f'<span style="{origin_style(o, ORIGINS)}padding:1px 4px;display:inline-block;margin:1px 0">'
+                      f'{html.escape(t(ORIGINS[o][2]))}</span>' for o in used)
+    if any(o in BY_TARGET for o in used):
+        legend += f" · {html.escape(t('viz.spec.bold'))}"
     return (f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>'
             f'<div style="font-size:0.85em;color:#555;margin-top:4px">{legend}</div>')
 

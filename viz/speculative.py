@@ -17,6 +17,14 @@ ORIGIN = {  # background, text decoration, catalogue id of the legend text
     "own": ("#e9ecef", "none", "viz.origin.own"),
 }
 SOURCE = {"correction": "viz.source.correction", "bonus": "viz.source.bonus", "own": "viz.source.own"}  # ids
+BY_TARGET = ("correction", "bonus", "own", "target")  # bold: a cue beside the colour (green and orange read alike
+# to a red-green colour-blind student)
+
+
+def origin_style(origin: str, table: dict = ORIGIN) -> str:
+    """The CSS of a token from ``origin``: its background, struck through if rejected, bold if the target wrote it."""
+    bg, deco, _ = table[origin]
+    return f"background:{bg};text-decoration:{deco};" + ("font-weight:700;" if origin in BY_TARGET else "")
 
 
 COPIED = "border-bottom:3px dotted #1c7ed6;"  # a draft the copy of the context chose (SpeculativeDecoder's copy)
@@ -24,11 +32,10 @@ BRANCH = "border-bottom:3px solid #7048e8;"   # a token verified beside the chai
 
 
 def _span(text: str, origin: str, title: str, copied: bool = False, branch: bool = False) -> str:
-    bg, deco, _ = ORIGIN[origin]
     mark, cls = (COPIED, " tok-copied") if copied else ("", "")
     if branch:
         mark, cls = BRANCH, " tok-branch"
-    return (f'<span class="tok-{origin}{cls}" title="{html.escape(title)}" style="background:{bg};text-decoration:{deco};'
+    return (f'<span class="tok-{origin}{cls}" title="{html.escape(title)}" style="{origin_style(origin)}'
             f'{mark}border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
             f"{html.escape(text)}</span>")
 
@@ -59,14 +66,15 @@ def origin_html(steps, upto: int | None = None) -> str:
             parts.append(_span(step.next_text, step.next_source,
                                t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
         parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
-    legend = " ".join(f'<span style="background:{bg};text-decoration:{deco};padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t(what))}'
-                      '</span>' for bg, deco, what in ORIGIN.values())
+    legend = " ".join(f'<span style="{origin_style(o)}padding:1px 4px;display:inline-block;margin:1px 0">'
+                      f'{html.escape(t(what))}</span>' for o, (_, _, what) in ORIGIN.items())
     if any_copied:
         legend += f' <span style="{COPIED}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.copied"))}</span>'
     if any_branch:
         legend += f' <span style="{BRANCH}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.branch"))}</span>'
     return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
-            f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))}</div>')
+            f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))} · '
+            f'{html.escape(t("viz.spec.bold"))}</div>')
 
 
 def sig(x: float | None, digits: int = 3) -> str:

@@ -409,6 +409,27 @@ def test_the_text_stops_at_an_eos_among_the_accepted_drafts():
     assert shown == len(dec.tokens)
 
 
+def test_tokens_the_target_wrote_are_bold_as_well_as_coloured():
+    """A second cue beside the colour (green accepted drafts and orange corrections read alike to a red-green
+    colour-blind student): every token the target wrote is bold, no draft is; the legend says so; Compare's strip too."""
+    import re
+
+    from viz.compare import origin_strip
+    from viz.speculative import origin_html
+
+    lm = make_tiny_lm()
+    dec = SpeculativeDecoder(lm, make_tiny_lm(seed=3), 3, "greedy", max_new_tokens=12, stop_at_eos=False)
+    dec.start([1, 5, 9]).run()
+    text = origin_html(dec.history).split("</div>")[0]
+    spans = re.findall(r'<span class="tok-(\w+)[^"]*"[^>]*style="([^"]*)"', text)
+    assert {o for o, _ in spans} >= {"accepted", "correction"} or {o for o, _ in spans} >= {"rejected", "correction"}
+    assert all(("font-weight:700" in style) == (o in ("correction", "bonus", "own")) for o, style in spans)
+    assert "bold: written by the target" in origin_html(dec.history)
+    strip = origin_strip(["a", "b", "c"], ["accepted", "target", "accepted"])
+    assert [("font-weight:700" in st) for st in re.findall(r'<span title="[^"]*" style="([^"]*)"', strip)] == [
+        False, True, False]
+
+
 # -- a tree around the chain: runner-up leaves and a lookup branch ------------------------------------------------
 def test_tree_rules_by_hand():
     """Root 0; chain 1 -> 2; a runner-up leaf 3 beside node 1; a lookup branch 4 -> 5 from the root."""

@@ -371,7 +371,7 @@ TEXT = {
                                     'greedy and lossless rejection-sampling verification.'),
     'lecture.speculative.look': ('Look first at the coloured text: green tokens were drafted and accepted, red '
                                  "(struck) ones rejected; each verify step adds one token of the target's own "
-                                 '(orange: a correction, blue: a bonus).'),
+                                 '(orange and bold: a correction; blue and bold: a bonus).'),
     'lecture.speculative.try0': 'Longer drafts',
     'lecture.speculative.try0.what': ('N = 8: more tokens per verify step when the draft is right, more wasted work '
                                       'when it is not. Compare τ with N = 2 (the notes\' usual choices are N = 4 or 8).'),
@@ -915,6 +915,7 @@ TEXT = {
     'viz.spec.tip_rejected': 'step {n}: draft rejected, p={p} q={q}',
     'viz.spec.tip_target': 'step {n}: {what} from the target',
     'viz.spec.bars': 'grey bars separate verification steps',
+    'viz.spec.bold': 'bold: written by the target (not drafted)',
     'viz.spec.p': 'p (target)',
     'viz.spec.q': 'q (draft)',
     'viz.spec.residual': 'residual (the correction is drawn from this)',

@@ -269,7 +269,7 @@ TEXT = {
     'lecture.beam.try2.what': '无放回地采样 k 个序列：不同的答案，每个都是真正的样本。',
     'lecture.speculative.teaches': '小型草稿模型猜 N 个 token，大模型一次传递验证；top-K、贪婪匹配和无损的拒绝采样验证。',
     'lecture.speculative.look': ('先看着色的文本：绿色 token 是被接受的草稿，红色（划掉）是被拒绝的；每个验证步骤再加上一个'
-                                 '目标模型自己的 token（橙色：修正，蓝色：奖励）。'),
+                                 '目标模型自己的 token（橙色粗体：修正，蓝色粗体：奖励）。'),
     'lecture.speculative.try0': '更长的草稿',
     'lecture.speculative.try0.what': 'N = 8：草稿正确时每个验证步骤产出更多 token，错误时浪费更多计算。与 N = 2 比较 τ（笔记中常用的选择是 N = 4 或 8）。',
     'lecture.speculative.try1': '笔记的 top-K 规则',
@@ -734,6 +734,7 @@ TEXT = {
     'viz.spec.tip_rejected': '第 {n} 步：草稿被拒绝，p={p} q={q}',
     'viz.spec.tip_target': '第 {n} 步：来自目标模型的{what}',
     'viz.spec.bars': '灰色竖线分隔各验证步骤',
+    'viz.spec.bold': '粗体：目标模型自己写出的 token（不是草稿）',
     'viz.spec.p': 'p（目标模型）',
     'viz.spec.q': 'q（草稿模型）',
     'viz.spec.residual': '残差（修正 token 从这里抽取）',
