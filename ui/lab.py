@@ -113,7 +113,11 @@ GRAPH_TEXT_CSS = "<style>\n" + "\n".join(
 ) + """
 div[data-testid="stGraphVizChart"] { overflow-x: auto; }
 div[data-testid="stGraphVizChart"] svg { max-width: none; }
-</style>"""
+[data-testid="stCaptionContainer"] { opacity: 1 !important; color: #4f5566; }
+:is(button, a, input, [role="checkbox"], [role="slider"]):focus-visible {
+  outline: 3px solid #3b5bdb !important; outline-offset: 2px; }
+</style>"""  # The captions (what a chart shows, "Not measured…") in #4f5566, 7.5:1 on white: Streamlit drew them in the
+# text colour at opacity 0.6 (#777a85, 4.3:1), less on a projector. The keyboard's focus a solid ring: Streamlit's half-transparent halo was ~2:1 against white.
 PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }
@@ -385,16 +389,24 @@ def scaled_dot(dot: str, scale: float = TREE_SCALE) -> str:
     return re.sub(r'(fontsize=|POINT-SIZE=")(\d+)', lambda m: f"{m[1]}{round(int(m[2]) * scale)}", dot)
 
 
+CHART_TEXT = "#3d4356"  # tick labels, axis and subplot titles: 10:1 on white (Streamlit's theme drew them #808495, 3.7:1)
+
+
 def chart(where, fig, name: str | None = None, **kw) -> None:
     """``where.plotly_chart(fig, **kw)`` with the app's fonts: larger type in presentation mode (a projector).
     ``name`` (unique on the page, stable: the file name and the widgets' keys) adds a "Download figure" popover
     under the chart (PNG, SVG: ui/export.py). Plotly's toolbar is off (on hover it covered the end of a chart's title,
     longer in Chinese and in presentation mode; dragging still zooms and a double click resets the axes) unless the
     server cannot render the figure menu's files: then its camera alone."""
-    if st.session_state.get("present"):
-        import plotly.graph_objects as go
+    import plotly.graph_objects as go
 
-        fig = go.Figure(fig)  # a copy: the builder's figure stays as it was
+    fig = go.Figure(fig)  # a copy: the builder's figure stays as it was
+    fig.update_xaxes(tickfont_color=CHART_TEXT, title_font_color=CHART_TEXT)
+    fig.update_yaxes(tickfont_color=CHART_TEXT, title_font_color=CHART_TEXT)
+    for a in fig.layout.annotations:  # subplot titles; an annotation with its own colour keeps it
+        if a.font.color is None:
+            a.font.color = CHART_TEXT
+    if st.session_state.get("present"):
         fig.update_layout(font_size=18, title_font_size=22, legend_font_size=16,
                           **({"height": int(fig.layout.height * 1.25)} if fig.layout.height else {}))
         fig.update_xaxes(tickfont_size=15, title_font_size=17)

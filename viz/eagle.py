@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from decoding_core.trees import depths
 from ui.i18n import t
-from viz.sampling import _labels
+from viz.sampling import _labels, bar_pattern
 
 
 def percent(p: float) -> str:
@@ -143,6 +143,13 @@ def loss_figure(manifest: dict) -> go.Figure:
     return fig
 
 
+# one line per tree depth: a colour, a marker shape and a dash each (six default colours merged for a red-green
+# colour-blind student; yellow and light green were faint on white for everyone); no orange: the chosen size's star
+DEPTH_LINES = (("#1864ab", "circle", "solid"), ("#2b8a3e", "square", "dash"), ("#862e9c", "diamond", "dot"),
+               ("#495057", "triangle-up", "dashdot"), ("#c2255c", "x", "longdash"), ("#0b7285", "star-square", "solid"),
+               ("#5c940d", "hexagon", "dash"), ("#364fc7", "cross", "dot"))
+
+
 def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
     """Left: the measured cost of one target forward over T tokens (a verify pass) on this device. Right:
     expected tokens/s for each draft size (held-out tau / (draft + verify cost)), the chosen size marked.
@@ -161,9 +168,12 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
     rates = choice["rates"]
     if kind == "tree":
         chosen = (choice["total_tokens"], choice["depth"])
-        for d in sorted({d for _, d in rates}):
+        for i, d in enumerate(sorted({d for _, d in rates})):
             xs = sorted(t for t, dd in rates if dd == d)
+            colour, symbol, dash = DEPTH_LINES[i % len(DEPTH_LINES)]
             fig.add_trace(go.Scatter(x=xs, y=[rates[(t, d)] for t in xs], mode="lines+markers", name=t("viz.eagle.depth", d=d),
+                                     line=dict(color=colour, dash=dash, width=2.5),
+                                     marker=dict(color=colour, symbol=symbol, size=9),
                                      hovertemplate=f"depth {d}, %{{x}} tokens: %{{y:.1f}} tok/s<extra></extra>"),
                           row=1, col=2)
         fig.add_trace(go.Scatter(x=[chosen[0]], y=[rates[chosen]], mode="markers", name=t("viz.eagle.chosen"),
@@ -188,8 +198,9 @@ def sizing_figure(choice: dict, kind: str = "tree") -> go.Figure:
 def depth_figure(by_method: dict[str, list[float]]) -> go.Figure:
     """Acceptance per depth: the share of verify steps whose accepted path reaches depth d."""
     fig = go.Figure()
-    for name, rates in by_method.items():
+    for i, (name, rates) in enumerate(by_method.items()):
         fig.add_trace(go.Bar(x=list(range(1, len(rates) + 1)), y=rates, name=name,
+                             marker_pattern=bar_pattern(i),
                              hovertemplate=t("viz.eagle.depth_hover")))
     # the legend under the plot: the methods' names with their settings are long, and at the side they squeezed the
     # bars into a strip (presentation mode: ~80 px)

@@ -13,6 +13,13 @@ CUT = "#d0d4de"
 EXACT = "#1c2233"
 PALETTE = {"multinomial": "#3b5bdb", "gumbel": "#e8590c", "gumbel-block": "#2b8a3e", "exp-race": "#9c36b5",
            "fresh noise": "#e8590c", "reused noise (bug)": "#c92a2a"}
+BAR_PATTERNS = ("", "/", ".", "x", "\\", "-")
+
+
+def bar_pattern(i: int) -> dict:
+    """The i-th series' fill pattern: a cue beside its colour on grouped bars (orange and green, or orange and red,
+    read alike to a red-green colour-blind student)."""
+    return dict(shape=BAR_PATTERNS[i % len(BAR_PATTERNS)], fgcolor="white", size=7, solidity=0.3)
 
 
 def _layout(fig: go.Figure, title: str, height: int = 340, yaxis: str | None = None) -> go.Figure:
@@ -54,9 +61,10 @@ def histogram_figure(texts, exact, empirical_by_name: dict, title=None):
     catalogue id ``viz.series.<name>`` ("fresh noise") is shown in the session's language."""
     labels = _labels(texts)
     fig = go.Figure()
-    for name, freqs in empirical_by_name.items():
+    for i, (name, freqs) in enumerate(empirical_by_name.items()):
         shown = t(f"viz.series.{name}") if has(f"viz.series.{name}") else name
         fig.add_bar(x=labels, y=list(freqs), name=shown, marker_color=PALETTE.get(name, "#868e96"),
+                    marker_pattern=bar_pattern(i),
                     hovertemplate="%{x}<br>" + shown + " " + t("viz.frequency") + " = %{y:.4f}<extra></extra>")
     fig.add_scatter(x=labels, y=list(exact), mode="markers", name=t("viz.exact"), marker=dict(color=EXACT, size=9,
                     symbol="line-ew-open", line=dict(width=3)),

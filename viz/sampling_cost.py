@@ -5,9 +5,14 @@ import plotly.graph_objects as go
 
 from decoding_core.sampling_cost import COMPLEXITY, COST
 from ui.i18n import t
+from viz.sampling import bar_pattern
 
 COLORS = {"linear-scan": "#868e96", "binary-search": "#3b5bdb", "alias": "#2b8a3e", "multinomial": "#9c36b5",
           "gumbel-max": "#e8590c", "exp-race": "#c92a2a"}
+# a second cue beside the colour (Gumbel-max's orange and exp-race's red read alike to a red-green colour-blind
+# student, and sit on one another where their times agree): a marker shape per method (bars: a fill pattern)
+SYMBOLS = {"linear-scan": "circle", "binary-search": "square", "alias": "diamond", "multinomial": "triangle-up",
+           "gumbel-max": "x", "exp-race": "cross-open"}
 
 
 def _loglog(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
@@ -26,7 +31,8 @@ def _curves(fig: go.Figure, points: dict, theory) -> None:
             continue
         xs, ys = zip(*pts)
         fig.add_scatter(x=xs, y=ys, mode="lines+markers", name=f"{t('cell.' + m)} {COMPLEXITY[m]}",
-                        line=dict(color=COLORS[m], width=3), marker=dict(size=8))
+                        line=dict(color=COLORS[m], width=3),
+                        marker=dict(size=11, symbol=SYMBOLS[m], line=dict(width=2, color=COLORS[m])))
         scale = ys[-1] / theory(m, xs[-1])
         grid = sorted({*xs, *(x for p in points.values() for x, _ in p)})
         fig.add_scatter(x=grid, y=[scale * theory(m, x) for x in grid], mode="lines", showlegend=False,
@@ -55,12 +61,13 @@ def decoding_figure(rec, k: int) -> go.Figure:
     """One draw from each of n NEW distributions (decoding): seconds per distribution, by batch size."""
     fig = go.Figure()
     batches = sorted({r.batch for r in rec.rows if r.regime == "new"})
-    for m in COMPLEXITY:
+    for i, m in enumerate(COMPLEXITY):
         ys = []
         for b in batches:
             r = next((r for r in rec.rows if r.regime == "new" and r.method == m and r.k == k and r.batch == b), None)
             ys.append(r.seconds / r.n * 1e6 if r and r.seconds else None)
-        fig.add_bar(x=[t("viz.cost.batch", b=b) for b in batches], y=ys, name=t(f"cell.{m}"), marker_color=COLORS[m])
+        fig.add_bar(x=[t("viz.cost.batch", b=b) for b in batches], y=ys, name=t(f"cell.{m}"), marker_color=COLORS[m],
+                    marker_pattern=bar_pattern(i))
     fig.update_layout(barmode="group", height=400, font=dict(size=14), plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=50, b=10), legend=dict(orientation="h", y=-0.2),
                       title=dict(text=t("viz.cost.decoding", k=k), x=0))

@@ -7,7 +7,7 @@ import math
 import plotly.graph_objects as go
 
 from ui.i18n import has, say, t
-from viz.sampling import _labels, _layout
+from viz.sampling import _labels, _layout, bar_pattern
 
 ORIGIN = {  # background, text decoration, catalogue id of the legend text
     "accepted": ("#d3f9d8", "none", "viz.origin.accepted"),
@@ -150,9 +150,9 @@ def drift_figure(texts, target_p, by_rule: dict) -> go.Figure:
     labels = _labels(texts)
     fig = go.Figure()
     colors = ["#e8590c", "#2b8a3e", "#9c36b5", "#868e96"]
-    for (name, freqs), color in zip(by_rule.items(), colors):
+    for i, ((name, freqs), color) in enumerate(zip(by_rule.items(), colors)):
         fig.add_bar(x=labels, y=list(freqs), name=t(f"viz.series.{name}") if has(f"viz.series.{name}") else say(name),
-                    marker_color=color)
+                    marker_color=color, marker_pattern=bar_pattern(i))
     fig.add_scatter(x=labels, y=list(target_p), mode="markers", name=t("viz.spec.target_p"), marker=dict(
         color="#1c2233", size=9, symbol="line-ew-open", line=dict(width=3)))
     return _layout(fig, t("viz.spec.drift.title"), yaxis=t("viz.frequency"))

@@ -155,3 +155,37 @@ def test_settings_come_back_after_another_page_and_an_empty_prompt(server, page)
     wait_idle(page)
     expect(page.locator("[data-testid='token-strip'] span")).to_have_count(4, timeout=60_000)
     no_exception(page)
+
+
+def _contrast(rgb: str) -> float:
+    """WCAG contrast of a computed CSS colour ("rgb(r, g, b)" or "rgba(r, g, b, a)", blended on white) against white."""
+    import re
+
+    values = [float(v) for v in re.findall(r"[\d.]+", rgb)]
+    alpha = values[3] if len(values) > 3 else 1.0
+    r, g, b = ((alpha * v + (1 - alpha) * 255) / 255 for v in values[:3])
+    lum = sum(w * (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+              for w, c in zip((0.2126, 0.7152, 0.0722), (r, g, b)))
+    return 1.05 / (lum + 0.05)
+
+
+def test_captions_chart_labels_and_the_keyboard_focus_read_on_a_projector(server, page):
+    """Captions (what a chart shows) and the charts' tick labels at >= 4.5:1 on white (Streamlit's caption opacity
+    0.6 and chart grey gave 4.3 and 3.7), and a button reached with Tab shows a solid focus ring (Streamlit's halo was half transparent)."""
+    page.goto(server + "/sampling")
+    wait_idle(page)
+    page.get_by_text("1 · The next-token distribution").wait_for()
+    caption = page.locator("[data-testid='stMain'] [data-testid='stCaptionContainer']").first
+    colour, opacity = caption.evaluate("e => [getComputedStyle(e).color, getComputedStyle(e).opacity]")
+    assert _contrast(colour.replace(")", f", {opacity})") if colour.startswith("rgb(") else colour) >= 4.5
+    tick = page.locator(".js-plotly-plot .ytick text").first
+    tick.wait_for()
+    assert _contrast(tick.evaluate("e => getComputedStyle(e).fill")) >= 4.5
+    button = page.get_by_role("button", name="Draw samples")
+    button.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focus that came from the keyboard: :focus-visible
+    ring = button.evaluate("e => [getComputedStyle(e).outlineStyle, getComputedStyle(e).outlineWidth, "
+                           "getComputedStyle(e).outlineColor]")
+    assert ring[0] == "solid" and float(ring[1].rstrip("px")) >= 3 and _contrast(ring[2]) >= 3, ring
+    no_exception(page)
