@@ -20,7 +20,7 @@ from ui.export import download_comparison, download_rows
 from ui.lab import busy_warning_of, chart, open_page, table
 from ui.progress import measure, stopped_note
 from viz.compare import metrics_figure, output_html
-from viz.tables import compare_rows
+from viz.tables import compare_csv_rows, compare_rows
 
 MAX_COLUMNS = 6
 DEFAULTS = ("greedy", "sample:temperature=0.8,top_p=0.95", "beam", "speculative", "speculative:draft=prompt-lookup",
@@ -323,7 +323,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
                   and states[r.label].startswith("fresh")), None)
     busy_warning_of(st, lab.lm, plain, len(prompt_ids or []))  # above the table: read before its speed-ups
-    rows = compare_rows(cmp, states)  # English states in the CSV; the table shows them in the session's language
+    rows = compare_csv_rows(cmp, states)  # numbers and English words for a spreadsheet; the table below is for reading
     table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()),
           pin="strategy")
     st.caption(t("compare.caption"))

@@ -55,6 +55,36 @@ def split_label(label: str) -> tuple[str, str]:
     return label, ""
 
 
+def compare_csv_rows(comparison, states: dict | None = None) -> list[dict]:
+    """The comparison as a spreadsheet wants it (the CSV download): numbers in number columns (an empty cell where
+    one does not apply, the reference's speed-up 1 and a "reference" column saying which row it is), acceptance per
+    depth one column per depth, overlap and its seed count apart, words in English; the failed row's reason in
+    "error". ``states``: label -> "fresh" / "stale ..." / "pinned"."""
+    runs = comparison.runs
+    ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
+    depth_max = max((len(r.acceptance_by_depth) for r in runs if not r.error), default=0)
+    rows = []
+    for i, r in enumerate(runs, 1):
+        name, settings = split_label(render(r.label, lambda id_, **args: t(id_, "en", **args)))
+        row = {"column": i, "strategy": name, "settings": settings, "state": (states or {}).get(r.label, ""),
+               "reference": "yes" if r is ref else "no"}
+        if r.error:
+            rows.append({**row, "error": r.error})
+            continue
+        speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
+        rows.append({**row, "speed-up": _r(speedup), "same text as reference": "" if ref is None or r is ref else
+                     ("yes" if r.tokens == ref.tokens else "no"), "τ": _r(r.tau), "tokens/s": _r(r.tokens_per_s, 2),
+                     "target forwards": r.target_forwards,
+                     **{f"acceptance depth {d}": _r(r.acceptance_by_depth[d - 1]) if d <= len(r.acceptance_by_depth)
+                        else None for d in range(1, depth_max + 1)},
+                     "new tokens": r.new_tokens, "wall (s)": _r(r.wall_s, 3), "log p (output)": _r(r.logprob, 2),
+                     "distinct-2": _r(r.distinct_2), "overlap (seeds)": _r(r.overlap),
+                     "seeds": r.seeds if r.overlap is not None else None})
+    keys = [k for k in dict.fromkeys(k for row in rows for k in row) if k != "error"]
+    keys += ["error"] if any("error" in row for row in rows) else []
+    return [{k: row.get(k) for k in keys} for row in rows]
+
+
 def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> list[dict]:
     """Metrics per strategy; "–" where a metric does not apply (τ and acceptance for strategies without drafts,
     overlap with one seed). Speed-up and "same text" are against the reference run (the first by default);

@@ -93,6 +93,20 @@ def test_compare_rows_carry_the_output_its_origins_log_prob_and_seed_overlap(tar
     rows = compare_rows(rec)
     assert list(rows[1])[:3] == ["strategy", "speed-up", "same text as reference"]
     assert rows[1]["same text as reference"] == "yes" and rows[3]["same text as reference"] == "no"
+    # the CSV's rows: numbers a spreadsheet can sum and chart, one column per depth, empty cells where none applies
+    from viz.export import rows_csv
+    from viz.tables import compare_csv_rows
+
+    csv_rows = compare_csv_rows(rec)
+    assert [r["reference"] for r in csv_rows] == ["yes", "no", "no", "no"] and csv_rows[0]["speed-up"] == 1.0
+    assert all(isinstance(r["speed-up"], float) for r in csv_rows)
+    assert csv_rows[0]["τ"] is None and csv_rows[1]["τ"] == pytest.approx(spec.tau, abs=1e-3)
+    depth_cols = [k for k in csv_rows[0] if k.startswith("acceptance depth ")]
+    assert len(depth_cols) == max(len(r.acceptance_by_depth) for r in rec.runs) >= 1
+    assert csv_rows[2][depth_cols[0]] == pytest.approx(eagle.acceptance_by_depth[0], abs=1e-3)
+    assert csv_rows[3]["overlap (seeds)"] == pytest.approx(sample.overlap, abs=1e-3) and csv_rows[3]["seeds"] == 3
+    text = rows_csv(csv_rows).decode("utf-8-sig")
+    assert "–" not in text and "(reference)" not in text and " / " not in text.split("\n")[1]
 
 
 def test_compare_reports_a_strategy_that_cannot_be_built(target, loaders):
