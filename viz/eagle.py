@@ -136,7 +136,9 @@ def loss_figure(manifest: dict) -> go.Figure:
                         showlegend=False)  # its panel's title names it; the legend is the right panel's depths
         for k, name in enumerate(cols[2:], start=2):
             depth = name.replace("top1_depth", "")
-            fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", row=1, col=2,
+            colour, _, dash = DEPTH_LINES[(k - 2) % len(DEPTH_LINES)]  # noisy curves: colour and dash, no markers
+            fig.add_scatter(x=steps, y=[r[k] for r in rows], mode="lines", row=1, col=2, line=dict(color=colour,
+                            dash=dash, width=1.5),
                             name=t("viz.eagle.depth", d=depth) if depth.isdigit() else name.replace("top1_", ""))
     fig.update_layout(height=280, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white", font=dict(size=13))
     fig.update_xaxes(title_text=t("viz.eagle.step"))
