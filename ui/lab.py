@@ -406,6 +406,9 @@ def chart(where, fig, name: str | None = None, **kw) -> None:
     for a in fig.layout.annotations:  # subplot titles; an annotation with its own colour keeps it
         if a.font.color is None:
             a.font.color = CHART_TEXT
+    for tr in fig.data:  # the values written above bars ("30.2"), in the theme's grey too
+        if tr.type == "bar" and tr.text is not None and tr.textfont.color is None:
+            tr.textfont.color = CHART_TEXT
     if st.session_state.get("present"):
         fig.update_layout(font_size=18, title_font_size=22, legend_font_size=16,
                           **({"height": int(fig.layout.height * 1.25)} if fig.layout.height else {}))
