@@ -20,7 +20,7 @@ from ui.export import download_comparison, download_rows
 from ui.lab import busy_warning_of, chart, open_page, table
 from ui.progress import measure, stopped_note
 from viz.compare import metrics_figure, output_html
-from viz.tables import compare_csv_rows, compare_rows
+from viz.tables import compare_csv_rows, compare_rows, split_label
 
 MAX_COLUMNS = 6
 DEFAULTS = ("greedy", "sample:temperature=0.8,top_p=0.95", "beam", "speculative", "speculative:draft=prompt-lookup",
@@ -336,7 +336,9 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
             st.error(t("cmp.failed", label=r.label, why=r.error), icon=":material/error:")
     ok = [r for r in runs if not r.error]
     if ok:
-        chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok]), name="compare-metrics", width="stretch")
+        chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok],
+                                 [split_label(r.label.split(" · ", 1)[-1])[0] for r in ok]),
+              name="compare-metrics", width="stretch")
         st.caption(t("compare.chart") + t("cmp.glossary") + t("list.sep").join(
             t("glossary.term_link", name=t(name), anchor=anchor) for name, anchor in (
                 ("cmp.g.logprob", "score"), ("cmp.g.distinct", "distinct-n"), ("cmp.g.tau", "tau"),

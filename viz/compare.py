@@ -45,8 +45,10 @@ METRICS = (("tokens_per_s", "viz.cmp.tokens_per_s"), ("logprob", "viz.cmp.logpro
            ("tau", "viz.cmp.tau"))  # catalogue ids; the caption beside the chart says what each means
 
 
-def metrics_figure(runs, labels) -> go.Figure:
-    """One bar per column for each metric (a metric that does not apply to a column has no bar)."""
+def metrics_figure(runs, labels, names=None) -> go.Figure:
+    """One bar per column for each metric (a metric that does not apply to a column has no bar). ``names`` (one
+    per column: "greedy", "EAGLE") are spelled under the charts ("1 greedy · 2 EAGLE"), so that a downloaded figure
+    says which bar is which without the page's table."""
     titles = [t(id_) for _, id_ in METRICS]
     two_lines = [x.replace("（", "<br>（") for x in titles]  # a Chinese gloss on a line of its own: side by side the
     fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # titles touched
@@ -61,4 +63,8 @@ def metrics_figure(runs, labels) -> go.Figure:
     fig.update_layout(height=370, margin=dict(l=10, r=10, t=64, b=10), plot_bgcolor="white", font_size=14)  # 2 lines
     fig.update_xaxes(type="category", title_text=t("viz.column"))
     fig.update_yaxes(gridcolor="#eef0f5")
+    if names:
+        key = " · ".join(f"<b>{html.escape(str(lab))}</b> {html.escape(str(name))}" for lab, name in zip(labels, names))
+        fig.update_layout(title=dict(text=key, x=0, xanchor="left", y=0.98, yanchor="top", font=dict(size=15)),
+                          height=400, margin=dict(t=96))  # the key above the subplots' (two-line) titles
     return fig
