@@ -94,14 +94,16 @@ nt = study.next_token(lm, prompt_ids, settings, top_n=20, raw=raw)
 print(f"tokens left: {nt.kept:,} · top token p {nt.top_p:.3f} · entropy {nt.entropy_raw:.2f} -> "
       f"{nt.entropy_processed:.2f} nats")
 distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}” (T 0.8, top-p 0.95)")'''),
-        md("Each rule on its own, on the same logits: how many tokens survive, and how peaked the result is."),
+        md("""Each rule on its own, on the same logits: how many tokens keep a probability above 0, and how peaked the
+result is. Temperature cuts nothing by itself: at T 0.3 the few tokens missing are those whose probability underflows
+to exactly 0 in float32."""),
         code('''rules = {"raw (T 1)": SamplingSettings(), "T 0.3": SamplingSettings(temperature=0.3),
          "T 2.0": SamplingSettings(temperature=2.0), "top-k 5": SamplingSettings(top_k=5),
          "top-p 0.9": SamplingSettings(top_p=0.9), "min-p 0.1": SamplingSettings(min_p=0.1)}
 table = []
 for name, s in rules.items():
     r = study.next_token(lm, prompt_ids, s, raw=raw)
-    table.append({"rule": name, "tokens left": r.kept, "top token p": round(r.top_p, 3),
+    table.append({"rule": name, "tokens with p > 0": r.kept, "top token p": round(r.top_p, 3),
                   "entropy (nats)": round(r.entropy_processed, 2)})
 pd.DataFrame(table)'''),
         md("""## Drawing tokens: softmax + multinomial against Gumbel-max
@@ -114,7 +116,11 @@ temperature divides the logits before the noise is added). The **exponential rac
 (argmax $p_i/E_i$, $E_i\\sim\\text{Exp}(1)$) is the same idea. Below, M draws with each sampler are compared with
 the exact probabilities (the markers): a healthy sampler has a small total-variation (TV) distance, shrinking like
 $1/\\sqrt{M}$, and a chi-square p-value that is not tiny."""),
-        code('''samplers = ("multinomial", "gumbel", "exp-race")
+        code('''# The table's time column: M draws from ONE distribution. torch.multinomial builds its CDF once and reuses it, while
+# Gumbel-max and the exponential race need k fresh random numbers for every draw (O(Mk)): the wrong tool for this
+# regime. In decoding (one draw from each NEW distribution) Gumbel-max is the cheap one: the app's Cost of sampling
+# page measures both regimes.
+samplers = ("multinomial", "gumbel", "exp-race")
 fit = study.sampler_fit(lm, prompt_ids, settings, samplers, draws=5000, seed=0, shown=15, raw=raw)
 display(histogram_figure(fit.shown_texts, fit.exact, {r.sampler: r.shown_freq for r in fit.runs}))
 pd.DataFrame(sampler_rows(fit))'''),
@@ -198,9 +204,13 @@ status (kept, pruned, off-top-k, finished, length-limit) and, for pruned ones, t
 while not dec.done:
     step = dec.step()
     pruned = [f"{c.token_text!r} ({', '.join(c.rules)})" for c in step.candidates if c.status == "pruned"]
+    ended = sum(c.status in ("finished", "length-limit") for c in step.candidates)
     best = lm.decode(step.frontier[0].tokens) if step.frontier else "-"
     print(f"step {step.index + 1}: fed {step.rows_expanded} hypotheses, frontier {len(step.frontier)}, "
-          f"best {best!r}; pruned: {', '.join(pruned) or 'none'}")'''),
+          f"ended {ended} (EOS or the length limit), best {best!r}; pruned: {', '.join(pruned) or 'none'}")'''),
+        md("""The last step's frontier is empty because every surviving candidate **ended** there: it reached the
+length limit (`max_new_tokens`) or EOS and moved to the finished set; that is not the emptied beam of the literal
+rule at the end of this notebook."""),
         md("""## One step up close: the frontier and every candidate
 
 The step that pruned the most: its frontier (the running beams after it, best first) and all the candidates it
@@ -223,8 +233,10 @@ its cumulative score. As on the page, the tree shows the last 4 steps."""),
 show_dot(to_dot(search_graph(dec.history, "…" + tail, show_off="last", window=4)))'''),
         md("""## The result, and what pruning saved
 
-The n-best list (finished-set policy: score = log p / length^lp), then the same search with pruning off:
-how many hypotheses pruning kept from the model, and whether the best answer changed."""),
+The n-best list (finished-set policy: score = log p / length^lp, lp the length penalty, 1.0 here; "length limit"
+marks an answer cut by `max_new_tokens`, not finished), then the same search with pruning off: how many hypotheses
+pruning kept from the model, and whether the best answer changed. Read the hypotheses fed, not the seconds: each
+time is one run on a CPU that may be busy with something else."""),
         code('''display(pd.DataFrame(nbest_rows(dec.hypotheses(), lm.decode, True, lm.eos_ids)))
 savings = study.pruning_savings(lm, prompt_ids, strategy, run, pruned=dec)
 print(f"pruning fed {savings.saved:.0%} fewer hypotheses; best hypothesis "
@@ -278,6 +290,7 @@ from decoding_core.draft import draft_manifest, load_draft
 from decoding_core.settings import RunSettings, SamplingSettings, Speculative
 from decoding_core.strategies import build_decoder, describe, direct_loaders
 from decoding_core.studies import speculative as study
+from ui.i18n import t
 from viz.speculative import SOURCE, draft_rows, drift_figure, origin_html, residual_figure
 from viz.tables import drift_rows
 
@@ -291,31 +304,37 @@ run = RunSettings(max_new_tokens=10)'''),
         md("""## Greedy match, N = 4, step by step
 
 Each step record lists the drafts (accepted, rejected, or discarded after the first rejection) and the target's
-own token. In the coloured text: green = accepted draft, red struck = rejected draft, orange = the target's
-correction, blue = a bonus token; grey bars separate the verify steps. By default the same verify pass also checks,
-beside the chain, the draft's second choice at every position and a branch copied from the context (`step.branch`);
-a token accepted from there is underlined in violet. `Speculative("embedded", 4, lookup=0, runner_up=False)` is the
-chain alone."""),
-        code('''strategy = Speculative("embedded", n_draft=4, rule="greedy")
+own token. In the coloured text: green = accepted draft, red struck = rejected draft, orange and bold = the target's
+correction, blue and bold = a bonus token; grey bars separate the verify steps.
+
+This notebook runs **the chain alone** (`copy=0, lookup=0, runner_up=False`), the method described above. The
+app's default adds three things to it: the draft's q mixed with a copy of the context (copy weight w:
+q' = (1 - w) q + w · [the token that followed the last earlier occurrence of the last 2-3 tokens]), a branch copied
+from the context and the draft's second choice at every position, all verified in the same forward (`step.branch`;
+a token accepted from there is underlined in violet). `Speculative("embedded", 4)` runs it: then D also counts those
+extra tokens and A / D reads "the share of drafted nodes accepted"."""),
+        code('''strategy = Speculative("embedded", n_draft=4, rule="greedy", copy=0.0, lookup=0, runner_up=False)  # the chain alone
 spec = build_decoder(lm, strategy, run, loaders).start(prompt_ids)
 print(describe(strategy))
 while not spec.done:
     step = spec.step()
-    print(f"step {step.index + 1}: drafted {[d.text for d in step.drafts]}, {step.n_accepted} accepted, then the "
-          f"target's {SOURCE[step.next_source]} {step.next_text!r}")
+    kept = [d.text for d in step.drafts if d.status == "accepted"]
+    print(f"step {step.index + 1}: drafted {[d.text for d in step.drafts]}, accepted {kept}, then the "
+          f"target's {t(SOURCE[step.next_source])} {step.next_text!r}")
 display(HTML(origin_html(spec.history)))
 first = next(s for s in spec.history if s.n_accepted > 0)
 print(f"step {first.index + 1}, the drafts:")
 pd.DataFrame(draft_rows(first, "greedy", has_q=False))  # greedy match compares tokens, not p / q'''),
         md("""## Two numbers: acceptance rate and τ
 
-With D drafted tokens, A accepted and S verify steps (target forwards): the **acceptance rate** is A / D; the
-**mean accepted length** τ = (A + S) / S counts the target's own token too, so plain decoding has τ = 1.00 and τ
-is the number of tokens per target forward."""),
+With D drafted tokens, A accepted and S verify steps (the target forwards after the prefill, the forward that
+reads the prompt): the **acceptance rate** is A / D; the **mean accepted length** τ = (A + S) / S counts the
+target's own token too, so plain decoding has τ = 1.00 and τ is the number of tokens per verify step (the app's
+definition, README "Definitions")."""),
         code('''m = metrics_so_far(spec.history)
 assert abs(m["mean_accepted_length"] - (m["accepted"] + m["verify_steps"]) / m["verify_steps"]) < 1e-3
 print(f"D = {m['drafted']}, A = {m['accepted']}, S = {m['verify_steps']}: acceptance rate "
-      f"{m['acceptance_rate']:.2f}, tau {m['mean_accepted_length']:.2f} tokens per target forward")'''),
+      f"{m['acceptance_rate']:.2f}, tau {m['mean_accepted_length']:.2f} tokens per verify step")'''),
         md("""**A lesson:** greedy match never changes the text. Plain greedy decoding of the same prompt and length
 (the page's baseline, `study.plain_run`) gives exactly the same tokens; only the number of target forwards (and
 the speed) differs."""),
@@ -329,7 +348,8 @@ Now the target *samples* (temperature 0.8). A draft token $y$ drawn from $q$ is 
 below $\\min(1, p(y)/q(y))$. At the first rejection the target's token is drawn from the **residual**
 $\\text{norm}(\\max(0, p-q))$: exactly the probability mass the draft under-proposed, which is what makes the
 output distributed as the target's own sampling."""),
-        code('''sampled = Speculative("embedded", n_draft=4, rule="sample", sampling=SamplingSettings(temperature=0.8))
+        code('''sampled = Speculative("embedded", n_draft=4, rule="sample", sampling=SamplingSettings(temperature=0.8), copy=0.0,
+                      lookup=0, runner_up=False)  # the chain alone, as above
 rs = build_decoder(lm, sampled, RunSettings(max_new_tokens=10, seed=0), loaders).start(prompt_ids)
 while not rs.done:
     rs.step()
@@ -341,8 +361,11 @@ residual_figure(rejected.residual_top)'''),
         md("""## Is top-K verification lossless? The first token over many trials
 
 The draft samples its first token $y \\sim q$ and each rule decides, 3,000 times over; the histogram of the token
-that comes out is compared with the target's own distribution $p$. Rejection sampling matches $p$; top-5 drifts
-towards the draft."""),
+that comes out is compared with the target's own distribution $p$. Rejection sampling matches $p$. Top-5 accepts
+any draft in the target's top 5, so its output follows the draft's choices among those tokens and moves away from
+$p$ (a token the draft never proposes can still come out, as the target's correction after a rejection). The table
+gives the TV distance of the 3,000 trials (sampling noise included); the line under it, the exact TV distance of
+each rule's output distribution."""),
         code('''drift = study.topk_drift(lm, draft, prompt_ids, sampled, k=5, trials=3000, seed=0)
 display(drift_figure(drift.texts, drift.p, {"draft q": drift.q, **drift.freq}))
 display(pd.DataFrame(drift_rows(drift)))
@@ -404,8 +427,8 @@ while not dec.done:
     print(f"step {step.index + 1} ({step.kind}): {step.n_drafted} drafted, {step.n_accepted} accepted "
           f"{[step.texts[i] for i in step.accepted_path[1:]]}, then the target's {step.next_text!r}")
 m = metrics_so_far(dec.history)
-print(f"tau {m['mean_accepted_length']:.2f}; {m['accepted']} of {m['drafted']} drafted nodes accepted; "
-      f"{m['new_tokens']} tokens in {m['target_forwards']} target forwards")'''),
+print(f"tau {m['mean_accepted_length']:.2f} tokens per verify step; {m['accepted']} of {m['drafted']} drafted nodes "
+      f"accepted; {m['new_tokens']} tokens in {m['verify_steps']} verify steps + the prefill")'''),
         md("""## The tree and the accepted path
 
 The step that accepted the most. Each node: its token, its index and the head's cumulative confidence q
@@ -440,10 +463,12 @@ print(f"all equal to greedy: {reference.text!r}")
 pd.DataFrame(rows + [{"run": "plain greedy", "tau": 1.0, "target forwards": reference.metrics["target_forwards"]}])'''),
         md("""## How the EAGLE-3 head was trained
 
-Its manifest holds the training curves: the training-time-test loss and the top-1 agreement with the target at
-every unrolled depth (depth 2 and deeper read the head's own predicted features)."""),
+Its manifest holds the curves of its **last** training stage (a short continuation of many earlier runs, so they
+start where those left off and move little): the training-time-test loss and the top-1 agreement with the target
+at every unrolled depth (depth 2 and deeper read the head's own predicted features). The line above the chart is the
+setting its held-out τ was measured with."""),
         code('''info = head_manifest("eagle3")
-print(info.get("heldout_tau", {}).get("setting"))
+print("held-out tau measured with:", info.get("heldout_tau", {}).get("setting"))
 loss_figure(info)'''),
         md("""**Try it:** a bigger tree (`total_tokens=32, depth=5`), the static 25-node tree
 (`Eagle("eagle3", "static")`), or lossless tree sampling (`Eagle("eagle3", sample=True,

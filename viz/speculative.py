@@ -102,7 +102,7 @@ def draft_rows(step, rule: str = "sample", has_q: bool = True, copying: bool = F
             row["q(y) draft"] = sig(d.q)
         row["p(y) target"] = sig(d.p)
         if rule == "sample":
-            row["min(1, p/q)"] = sig(d.accept_prob)
+            row["min(1, p/q)"] = sig(d.accept_prob if d.uniform is not None else None)  # "–": never tested
             row["u"] = sig(d.uniform)
         row["result"] = d.status
         rows.append(row)
