@@ -176,7 +176,7 @@ def search(lab, strategy, run, prompt_ids):
     tail = "".join(lm.token_text(t) for t in prompt_ids[-6:])  # glyphs: a newline or byte token stays visible
     dot = to_dot(search_graph(shown, "…" + tail, show_off, 4 if window == "last 4 steps" else None))
     tree_chart(st, dot)
-    tree_downloads(dot, "beam-tree")
+    tree_downloads(dot, "beam-tree", t("beam.graph"))
     st.caption(t("beam.graph"))
     g2, g3 = st.columns([3, 2])
     with g2:

@@ -191,7 +191,7 @@ def step_through(lab, strategy: Eagle, run, sizes, prompt_ids):
 def tree_and_mask(step, dot: str) -> None:
     """The step's tree picture and, for a node picked below it, the tree attention mask against the causal one."""
     tree_chart(st, dot)
-    tree_downloads(dot, "eagle-tree")
+    tree_downloads(dot, "eagle-tree", t("eagle.mask"))
     st.caption(t("eagle.mask"))
     labels = [f"#{i} {tok}" for i, tok in enumerate(step.texts)]
     sel = st.selectbox(t("eagle.select_node"), range(len(labels)), format_func=labels.__getitem__,

@@ -10,8 +10,8 @@ import streamlit as st
 
 from decoding_core.export import run_record
 from ui.i18n import t
-from viz.export import (FORMATS, PNG_SCALE, WIDTH, ExportError, dot_svg, figure_bytes, figure_problem, rows_csv,
-                        svg_problem)
+from viz.export import (FORMATS, PNG_SCALE, WIDTH, ExportError, dot_svg, dot_with_key, figure_bytes, figure_problem,
+                        rows_csv, svg_problem)
 
 _FAILED: dict[str, str] = {}  # why the last export of a kind ("figure", "tree") failed here; a success clears it
 
@@ -76,9 +76,12 @@ def figure_downloads(where, fig, name: str) -> None:
                    + (t("export.meanwhile") if "figure" in _FAILED else ""))
 
 
-def tree_downloads(dot: str, name: str) -> None:
+def tree_downloads(dot: str, name: str, key: str | None = None) -> None:
     """Under a tree: a small "Download tree" popover with its DOT source and an SVG laid out by graphviz (the SVG
-    says what it needs where graphviz is missing)."""
+    says what it needs where graphviz is missing); ``key`` (the caption saying what the styles mean) is written
+    under the downloaded tree."""
+    if key:
+        dot = dot_with_key(dot, key)
     with st.popover(t("export.tree"), icon=":material/download:", type="tertiary", key=f"_tree_{name}"):
         problem = svg_problem()
         with st.container(horizontal=True):

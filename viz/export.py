@@ -89,6 +89,18 @@ def svg_problem() -> str | None:
     return None
 
 
+def dot_with_key(dot: str, key: str, width: int = 110) -> str:
+    """The DOT graph with ``key`` (what its styles mean: the page's caption under the tree) as a label under it,
+    left-aligned and wrapped at ``width`` characters, so that a downloaded tree explains itself."""
+    import textwrap
+
+    plain = key.replace("**", "").replace("*", "").replace("\\", "\\\\").replace('"', '\\"')
+    lines = "".join(line + "\\l" for line in textwrap.wrap(plain, width))  # \l: end a left-justified line
+    cut = dot.index("{") + 1
+    return (dot[:cut] + f'\n  graph [label="{lines}", labelloc=b, labeljust=l, fontsize=13, fontname="Helvetica"];'
+            + dot[cut:])
+
+
 def dot_svg(dot: str) -> bytes:
     """The DOT graph laid out by graphviz's ``dot -Tsvg``. Raises ExportError when dot is missing or fails."""
     exe = shutil.which("dot")

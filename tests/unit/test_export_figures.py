@@ -130,6 +130,18 @@ def test_tree_svg_without_graphviz_says_so(monkeypatch):
         dot_svg("digraph { a -> b }")
 
 
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
+def test_a_downloaded_tree_carries_its_key():
+    """The tree's caption (what bold, dashed, ✂ mean) under the downloaded tree: quotes and markdown survive."""
+    from viz.export import dot_with_key
+
+    key = 'Bold blue = the **frontier**; grey dashed = pruned (✂ with the rule); "dotted" = fell off. ' * 3
+    dot = dot_with_key('digraph beam { rankdir=LR;\n  a -> b;\n}', key)
+    shown = texts(dot_svg(dot))
+    assert "frontier" in shown and "**" not in shown and "✂ with the rule" in shown and '"dotted"' in shown
+    assert "a" in shown and "b" in shown  # the graph itself is still drawn
+
+
 def test_csv_reads_back_as_the_same_rows():
     rows = [{"step": 1, "token": "\u21b5", "p": 0.25, "note": 'a "quoted", comma'},
             {"step": 2, "token": "\u27e8F0 9F\u27e9", "p": 1e-06, "extra": "only here"},
