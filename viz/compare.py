@@ -46,25 +46,26 @@ METRICS = (("tokens_per_s", "viz.cmp.tokens_per_s"), ("logprob", "viz.cmp.logpro
 
 
 def metrics_figure(runs, labels, names=None) -> go.Figure:
-    """One bar per column for each metric (a metric that does not apply to a column has no bar). ``names`` (one
-    per column: "greedy", "EAGLE") are spelled under the charts ("1 greedy · 2 EAGLE"), so that a downloaded figure
-    says which bar is which without the page's table."""
+    """One bar per column for each metric (a metric that does not apply to a column has no bar), a column's colour
+    the same in every panel. ``names`` (one per column: "greedy", "EAGLE") make a legend under the charts ("1
+    greedy", ...), so that a downloaded figure says which bar is which without the page's table."""
     titles = [t(id_) for _, id_ in METRICS]
     two_lines = [x.replace("（", "<br>（") for x in titles]  # a Chinese gloss on a line of its own: side by side the
     fig = make_subplots(rows=1, cols=len(METRICS), subplot_titles=two_lines, horizontal_spacing=0.07)  # titles touched
     # ("distinct-2（不同二元组比例）" "τ（平均接受长度）"); the English ones are short; the hover keeps one line
     colours = ["#3b5bdb", "#e8590c", "#2b8a3e", "#9c36b5", "#c92a2a", "#1098ad"]
     for j, ((attr, _), title) in enumerate(zip(METRICS, titles), 1):
-        values = [getattr(r, attr) for r in runs]
-        fig.add_bar(x=labels, y=[v if v is not None else 0 for v in values], row=1, col=j, showlegend=False,
-                    marker_color=[colours[i % len(colours)] for i in range(len(runs))],
-                    text=["–" if v is None else f"{v:.3g}" for v in values], textposition="outside",
-                    hovertemplate="%{x}<br>" + title + " = %{text}<extra></extra>", cliponaxis=False)
-    fig.update_layout(height=370, margin=dict(l=10, r=10, t=64, b=10), plot_bgcolor="white", font_size=14)  # 2 lines
-    fig.update_xaxes(type="category", title_text=t("viz.column"))
+        for i, (r, lab) in enumerate(zip(runs, labels)):  # one trace per column: its legend entry names it
+            v = getattr(r, attr)
+            fig.add_bar(x=[lab], y=[v if v is not None else 0], row=1, col=j, marker_color=colours[i % len(colours)],
+                        name=f"{lab} {names[i]}" if names else str(lab), legendgroup=str(lab),
+                        showlegend=bool(names) and j == 1, text=["–" if v is None else f"{v:.3g}"],
+                        textposition="outside", cliponaxis=False,
+                        hovertemplate="%{x}<br>" + title + " = %{text}<extra></extra>")
+    fig.update_layout(height=370, margin=dict(l=10, r=10, t=64, b=10), plot_bgcolor="white", font_size=14,  # 2 lines
+                      barmode="overlay", legend=dict(orientation="h", x=0, xanchor="left", y=-0.3, yanchor="top"))
+    fig.update_xaxes(type="category", title_text=t("viz.column"), categoryorder="array", categoryarray=list(labels))
     fig.update_yaxes(gridcolor="#eef0f5")
     if names:
-        key = " · ".join(f"<b>{html.escape(str(lab))}</b> {html.escape(str(name))}" for lab, name in zip(labels, names))
-        fig.update_layout(title=dict(text=key, x=0, xanchor="left", y=0.98, yanchor="top", font=dict(size=15)),
-                          height=400, margin=dict(t=96))  # the key above the subplots' (two-line) titles
+        fig.update_layout(height=410)
     return fig
