@@ -12,8 +12,8 @@ import json
 import logging
 import sys
 
-from .settings import (BACKENDS, BENCH_SECTIONS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, RULES, SAMPLERS,
-                       STRATEGIES, TREES, Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings,
+from .settings import (BACKENDS, BENCH_SECTIONS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, N_MAX, RULES,
+                       SAMPLERS, STRATEGIES, TREES, Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings,
                        Speculative, StochasticBeam)
 
 
@@ -103,8 +103,8 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     # speculative
     r.add_argument("--draft", default="embedded", help="embedded, prompt-lookup, or a model id / folder")
     r.add_argument("--n-draft", type=_int_or_auto, default="auto",
-                   help="draft length N, or auto (default): the N that maximises tokens/s on this device for the "
-                        "shipped draft, the reference N = 4 for other drafts")
+                   help=f"draft length N (1 to {N_MAX}), or auto (default): the N that maximises tokens/s on this device "
+                        "for the shipped draft, the reference N = 4 for other drafts")
     r.add_argument("--stop-below", type=float, default=0.0,
                    help="stop drafting after a token the draft gave probability below this (0, default: always N; "
                         "transformers' assisted generation stops below 0.4)")
@@ -290,11 +290,12 @@ def run_options_defaults() -> dict:
     return {a.dest: a.default for a in parser._actions}
 
 
-def readable_text(lm, tokens, eos_ids) -> dict:
+def readable_text(lm, tokens, eos_ids, max_new_tokens: int) -> dict:
     """stdout's ``text`` without the end-of-text marker a finished text ends with (``<|im_end|>``; the token stays in
     ``tokens`` and the run file), and what ended the text."""
     tokens = list(tokens)
-    ended = "eos" if tokens and tokens[-1] in eos_ids else "max_new_tokens"
+    ended = ("eos" if tokens and tokens[-1] in eos_ids else "max_new_tokens" if len(tokens) >= max_new_tokens
+             else "stopped")  # stopped: neither (a beam search whose every candidate was pruned)
     return {"text": lm.decode(tokens[:-1] if ended == "eos" else tokens), "ended_by": ended}
 
 
@@ -339,7 +340,7 @@ def cmd_run(args) -> int:
         "text": result.text,
         "metrics": result.metrics,
     }
-    payload.update(readable_text(lm, result.tokens, decoder.eos_ids))
+    payload.update(readable_text(lm, result.tokens, decoder.eos_ids, run.max_new_tokens))
     extra = getattr(decoder, "extra_output", None)
     if extra:
         payload.update(extra())
@@ -422,13 +423,15 @@ def study_ignored(args) -> list[str]:
 def cmd_study(args) -> int:
     from .models import ModelLoadError, load_model
     from .studies import as_json
-    from .studies.run import run_study
+    from .studies.run import run_study, study_strategy
 
     text = args.chat if args.chat is not None else args.prompt
     if args.prompts and args.name != "pruning-sweep":
         raise UsageError("--prompts applies to the pruning-sweep study only")
     if not args.prompts and (not text or not text.strip()):
         raise UsageError("the prompt is empty: give --prompt or --chat")
+    if args.name == "n-sweep" and not 1 <= args.max_n <= N_MAX:  # said before the model loads
+        raise UsageError(f"--max-n: the largest N must be an integer from 1 to {N_MAX}, got {args.max_n}")
     unread = [o for o in study_ignored(args)]
     if unread:
         logging.warning("note: %s not read by the %s study", ", ".join(unread), args.name)
@@ -443,8 +446,11 @@ def cmd_study(args) -> int:
         raise UsageError(str(exc)) from exc
     from .export import to_json
 
-    settings = {"strategy": to_json(strategy), "run": to_json(run), "model": args.model, "device": args.device,
+    ran = study_strategy(args.name, strategy, vars(args))  # what the study ran (pruning-sweep: a beam; topk-drift:
+    settings = {"run": to_json(run), "model": args.model, "device": args.device,  # top-K; compare: its list)
                 "dtype": args.dtype, "study": {k: getattr(args, k) for k in STUDY_READS[args.name]}}
+    if ran is not None:
+        settings = {"strategy": to_json(ran), **settings}
     if args.name == "compare":
         settings["strategies"] = [to_json(o) for o in others]
     json.dump({"study": args.name, "settings": settings, "prompt": text, "chat": args.chat is not None,

@@ -66,7 +66,7 @@ def render() -> None:
         download_rows(t("cost.download_tests"), exactness_rows(rec), "cost-exactness")
     with st.expander(t("numbers")):
         table(st, cost_rows(rec))
-        download_rows(t("numbers.download"), cost_rows(rec), "cost-numbers", t("cost.numbers.help"))
+        download_rows(t("numbers.download"), cost_rows(rec, words=True), "cost-numbers", t("cost.numbers.help"))
 
 
 def skipped(rec, regime: str, k: int | None = None, n: int | None = None) -> None:

@@ -327,8 +327,9 @@ print(f"step {first.index + 1}, the drafts:")
 pd.DataFrame(draft_rows(first, "greedy", has_q=False))  # greedy match compares tokens, not p / q'''),
         md("""## Two numbers: acceptance rate and τ
 
-With D drafted tokens, A accepted and S verify steps (the target forwards after the prefill, the forward that
-reads the prompt): the **acceptance rate** is A / D; the **mean accepted length** τ = (A + S) / S counts the
+With D drafted tokens, A accepted and S verify steps (the target forwards that verify drafts; speculative
+decoding reads the prompt in its first verify pass, so here S is every target forward and A + S is the new
+tokens): the **acceptance rate** is A / D; the **mean accepted length** τ = (A + S) / S counts the
 target's own token too, so plain decoding has τ = 1.00 and τ is the number of tokens per verify step (the app's
 definition, README "Definitions")."""),
         code('''m = metrics_so_far(spec.history)
@@ -429,6 +430,8 @@ while not dec.done:
 m = metrics_so_far(dec.history)
 print(f"tau {m['mean_accepted_length']:.2f} tokens per verify step; {m['accepted']} of {m['drafted']} drafted nodes "
       f"accepted; {m['new_tokens']} tokens in {m['verify_steps']} verify steps + the prefill")'''),
+        md("""Unlike speculative decoding, EAGLE reads the prompt in a forward of its own (the prefill: the head needs the
+target's features before it can draft), which is not a verify step: here A + S is the new tokens minus the first."""),
         md("""## The tree and the accepted path
 
 The step that accepted the most. Each node: its token, its index and the head's cumulative confidence q

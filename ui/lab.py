@@ -21,6 +21,7 @@ from ui.controls import Controls, Param
 from ui.i18n import err_text, t
 from ui.notebooks import notebook_note
 from ui.texts import look_first
+from viz.text import _columns, wrap_text  # pure: the downloaded trees' key wraps with them too
 
 DEFAULT_PROMPT = "Write a short poem about the sea."
 LINK_MAX = 8000  # URL-encoded characters of prompt that the link carries (a space is 3: ~5,500 characters of English
@@ -311,40 +312,6 @@ def need_prompt(lab_: Lab) -> list[int]:
 
 TITLE_COLS = 46  # characters of a presentation-mode chart title per line (22 px type; a chart can be half the page)
 TITLE_LINE_PX = 28
-
-
-def _columns(ch: str) -> int:
-    """How wide a character is drawn: a CJK character (or a full-width form) two columns, anything else one."""
-    return 2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1
-
-
-CLOSING = set("）」』】〕》〉，。、：；！？)]},.;:!?")  # never starts a wrapped line
-OPENING = set("（「『【〔《〈")  # never ends one
-
-
-def wrap_text(text: str, cols: int) -> list[str]:
-    """``text`` in lines of at most ``cols`` columns (a CJK character counts two), broken at spaces or between CJK
-    characters; a word longer than a line stays whole; a break the text has ("<br>", plotly's) stays."""
-    if "<br>" in text:
-        return [line for part in text.split("<br>") for line in wrap_text(part, cols)]
-    lines, line, width, cut = [], "", 0, -1  # cut: where the current line may break (index into line)
-    for ch in text:
-        w = _columns(ch)
-        if width + w > cols and cut > 0 and not (ch in CLOSING and cut == len(line)):  # not "τ（平均接受长度" /
-            # "）": a closing mark that would start the next line alone stays on this one, its width over
-            head, line = line[:cut].rstrip(), line[cut:].lstrip()
-            lines.append(head)
-            width = sum(map(_columns, line))
-            cut = -1
-        line += ch
-        width += w
-        if ch in OPENING:  # a line may end before an opening mark, never just after it
-            cut = len(line) - 1
-        elif ch == " " or w == 2:
-            cut = len(line)
-    if line.strip():
-        lines.append(line.strip())
-    return lines
 
 
 def _wrap_titles(fig) -> None:

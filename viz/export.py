@@ -92,10 +92,10 @@ def svg_problem() -> str | None:
 def dot_with_key(dot: str, key: str, width: int = 110) -> str:
     """The DOT graph with ``key`` (what its styles mean: the page's caption under the tree) as a label under it,
     left-aligned and wrapped at ``width`` characters, so that a downloaded tree explains itself."""
-    import textwrap
+    from viz.text import wrap_text
 
     plain = key.replace("**", "").replace("*", "").replace("\\", "\\\\").replace('"', '\\"')
-    lines = "".join(line + "\\l" for line in textwrap.wrap(plain, width))  # \l: end a left-justified line
+    lines = "".join(line + "\\l" for line in wrap_text(plain, width))  # \l: end a left-justified line; CJK: 2
     cut = dot.index("{") + 1
     return (dot[:cut] + f'\n  graph [label="{lines}", labelloc=b, labeljust=l, fontsize=13, fontname="Helvetica"];'
             + dot[cut:])

@@ -87,13 +87,14 @@ def skipped_note(rec, regime: str, k: int | None = None, n: int | None = None) -
     return t("viz.cost.skipped", points="; ".join(f"{t('cell.' + r.method)} {where[regime](r)}" for r in points))
 
 
-def cost_rows(rec) -> list[dict]:
-    """Every measured point: method, regime (its code and in words), k, n, batch, seconds and microseconds per draw
-    to 4 significant digits (and why a point was skipped)."""
-    words = {"one": "n draws from one distribution", "new": "one draw from each of n new distributions"}
+def cost_rows(rec, words: bool = False) -> list[dict]:
+    """Every measured point: method, regime, k, n, batch, seconds and microseconds per draw to 4 significant digits
+    (and why a point was skipped); ``words`` (the CSV) adds the regime in English words beside its code."""
+    said = {"one": "n draws from one distribution", "new": "one draw from each of n new distributions"}
     sig = lambda x: None if x is None else float(f"{x:.4g}")  # noqa: E731  (2.74e-05, not 2.7399999453336932e-05)
-    return [{"method": r.method, "regime": r.regime, "regime in words": words.get(r.regime, r.regime), "k": r.k,
-             "n": r.n, "batch": r.batch, "seconds": sig(r.seconds),
+    return [{"method": r.method, "regime": r.regime, **({"regime in words": said.get(r.regime, r.regime)} if words
+                                                         else {}),
+             "k": r.k, "n": r.n, "batch": r.batch, "seconds": sig(r.seconds),
              "µs per draw": sig(None if r.seconds is None else 1e6 * r.seconds / r.n), "note": r.note}
             for r in rec.rows]
 

@@ -58,15 +58,20 @@ def split_label(label: str) -> tuple[str, str]:
 def compare_csv_rows(comparison, states: dict | None = None) -> list[dict]:
     """The comparison as a spreadsheet wants it (the CSV download): numbers in number columns (an empty cell where
     one does not apply, the reference's speed-up 1 and a "reference" column saying which row it is), acceptance per
-    depth one column per depth, overlap and its seed count apart, words in English; the failed row's reason in
-    "error". ``states``: label -> "fresh" / "stale ..." / "pinned"."""
+    depth one column per depth, overlap and its seed count apart; headers, states and yes / no in English, the
+    strategy's name and settings as its label reads (the page's labels are in the session's language); the column
+    number from a label "2 · speculative (...)"; the failed row's reason in "error". ``states``: label -> "fresh" /
+    "stale ..." / "pinned"."""
     runs = comparison.runs
     ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
     depth_max = max((len(r.acceptance_by_depth) for r in runs if not r.error), default=0)
     rows = []
     for i, r in enumerate(runs, 1):
-        name, settings = split_label(render(r.label, lambda id_, **args: t(id_, "en", **args)))
-        row = {"column": i, "strategy": name, "settings": settings, "state": (states or {}).get(r.label, ""),
+        label = render(r.label, lambda id_, **args: t(id_, "en", **args))
+        number, sep, rest = label.partition(" · ")
+        column, label = (int(number), rest) if sep and number.isdigit() else (i, label)
+        name, settings = split_label(label)
+        row = {"column": column, "strategy": name, "settings": settings, "state": (states or {}).get(r.label, ""),
                "reference": "yes" if r is ref else "no"}
         if r.error:
             rows.append({**row, "error": r.error})

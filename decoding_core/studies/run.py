@@ -26,6 +26,16 @@ def _need(strategy, kind, name: str):
     return strategy
 
 
+def study_strategy(name: str, strategy, opts: dict):
+    """The strategy study ``name`` runs for the given one (None for compare, which runs its own list): pruning-sweep
+    runs beam search (a plain beam of ``--num-beams`` when the strategy is not one), topk-drift top-K verification."""
+    if name == "pruning-sweep":
+        return strategy if strategy.name == "beam" else Beam(replace(Beam().beam, num_beams=opts["num_beams"]))
+    if name == "topk-drift":
+        return replace(_need(strategy, Speculative, name), rule="topk")
+    return None if name == "compare" else strategy
+
+
 def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: RunSettings, opts: dict,
               others: list | None = None):
     """The record of study ``name``; ``opts`` holds the study's own options (command-line names)."""
@@ -46,7 +56,7 @@ def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: 
     if name == "topk-drift":
         from ..draft import load_draft
 
-        spec = replace(_need(strategy, Speculative, name), rule="topk")
+        spec = study_strategy(name, strategy, opts)
         return speculative.topk_drift(lm, load_draft(lm, spec.draft), prompt_ids, spec, opts["drift_k"],
                                       opts["trials"], run.seed)
     if name == "sampling-cost":
@@ -62,8 +72,7 @@ def run_study(name: str, lm: LoadedModel, prompt_ids: list[int], strategy, run: 
     if name == "pruning-sweep":
         from .pruning import pruning_sweep
 
-        beam_strategy = _need(strategy, Beam, name) if strategy.name == "beam" else Beam(
-            replace(Beam().beam, num_beams=opts["num_beams"]))
+        beam_strategy = study_strategy(name, strategy, opts)
         prompts = [prompt_ids] if prompt_ids else [lm.encode(t, chat=True) for t in _instructions(opts["prompts"])]
         return pruning_sweep(lm, prompts, beam_strategy, run)
     if name == "compare":

@@ -32,6 +32,7 @@ def test_compare_study_runs_the_greedy_family(capsys):
     assert [r["strategy"] for r in runs] == ["greedy", "beam", "speculative"]
     assert all(r["same_as_reference"] for r in runs[1:]) and all(r["new_tokens"] <= 6 for r in runs)
     assert [c["type"] for c in out["settings"]["strategies"]] == ["Greedy", "Beam", "Speculative"]
+    assert "strategy" not in out["settings"]  # compare runs its list, not --strategy
     assert out["settings"]["strategies"][2]["n_draft"] == 2
 
 
@@ -67,6 +68,8 @@ def test_pruning_sweep_study_from_a_prompts_file(capsys, tmp_path):
     path.write_text(json.dumps(["Name a fruit.", "Say hello."]))
     out = study(capsys, "pruning-sweep", "--prompts", str(path), "--num-beams", "2", "--max-new-tokens", "3")
     assert len(out["rows"]) == 18 and out["prompts"] == 2
+    ran = out["settings"]["strategy"]  # what the sweep ran: a beam of --num-beams, not the default greedy
+    assert ran["type"] == "Beam" and ran["beam"]["num_beams"] == 2
     row = out["rows"][0]
     assert set(row["settings"]) == {"rp", "ap", "rpl", "mc"} and 0 <= row["best_unchanged"] <= 1
     rec = out["recommendation"]

@@ -80,7 +80,7 @@ def test_exported_axes_keep_their_tick_labels_and_titles_inside_the_image():
     title_y = [float(y) + float(dy or 0) for dy, y in re.findall(  # the title's group may shift it up
         r'<g class="g-xtitle"(?: transform="translate\([-\d.]+,([-\d.]+)\)")?><text class="xtitle"[^>]* y="([\d.]+)"', svg)]
     assert x_tick_y and title_y and min(title_y) >= max(x_tick_y) + 10, (x_tick_y, title_y)
-    assert max(title_y) <= 400, title_y  # inside the figure (400 px with the names above)
+    assert max(title_y) <= 410, title_y  # inside the figure (410 px with the legend of names under it)
 
 
 def test_a_chinese_figure_falls_back_to_the_cjk_font(monkeypatch):
@@ -136,10 +136,14 @@ def test_a_downloaded_tree_carries_its_key():
     from viz.export import dot_with_key
 
     key = 'Bold blue = the **frontier**; grey dashed = pruned (✂ with the rule); "dotted" = fell off. ' * 3
-    dot = dot_with_key('digraph beam { rankdir=LR;\n  a -> b;\n}', key)
-    shown = texts(dot_svg(dot))
+    dot = dot_with_key('digraph beam { rankdir=LR;\n  first -> second;\n}', key)
+    svg = dot_svg(dot)
+    shown = texts(svg)
     assert "frontier" in shown and "**" not in shown and "✂ with the rule" in shown and '"dotted"' in shown
-    assert "a" in shown and "b" in shown  # the graph itself is still drawn
+    assert b"<title>first</title>" in svg and b"<title>second</title>" in svg  # the graph itself is still drawn
+    zh = dot_with_key("digraph g { a; }", "每个节点：它的 token、它在树中的编号，以及草稿头的累积置信度。" * 4, width=40)
+    lines = zh.split('label="')[1].split('", labelloc')[0].split("\\l")[:-1]
+    assert len(lines) > 3 and all(not line.startswith(("。", "，", "、")) for line in lines)  # CJK: 2 columns each
 
 
 def test_csv_reads_back_as_the_same_rows():

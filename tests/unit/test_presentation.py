@@ -69,7 +69,7 @@ def test_compare_metric_titles_put_their_chinese_glosses_on_a_second_line(monkey
     fig = vc.metrics_figure([run, run], ["1", "2"])
     titles = [a.text for a in fig.layout.annotations if a.yanchor == "bottom"]
     assert "distinct-2<br>（不同二元组比例）" in titles and "τ<br>（平均接受长度）" in titles
-    assert "<br>" not in fig.data[3].hovertemplate.split("%{x}<br>")[1]  # the hover keeps the title on one line
+    assert "<br>" not in fig.data[-1].hovertemplate.split("%{x}<br>")[1]  # τ's hover keeps the title on one line
 
 
 def test_trees_scaled_for_a_projector_stay_within_the_sizes_the_page_style_draws():

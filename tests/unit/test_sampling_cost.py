@@ -53,7 +53,7 @@ def test_study_skips_over_budget_points_and_names_crossovers():
     # the CSV's numbers: 4 significant digits, per draw as well, the regime in words beside its code
     from viz.sampling_cost import cost_rows
 
-    rows = cost_rows(rec)
+    rows = cost_rows(rec, words=True)
     for row, r in zip(rows, rec.rows):
         if r.seconds is None:
             assert row["seconds"] is None and row["µs per draw"] is None and row["note"]
@@ -61,6 +61,7 @@ def test_study_skips_over_budget_points_and_names_crossovers():
             assert row["seconds"] == pytest.approx(r.seconds, rel=1e-3) and len(repr(row["seconds"])) <= 10
             assert row["µs per draw"] == pytest.approx(1e6 * r.seconds / r.n, rel=1e-3)
     assert {row["regime in words"] for row in rows} >= {"n draws from one distribution"}
+    assert "regime in words" not in cost_rows(rec)[0]  # the page's table: words in the session's language only
 
 
 def test_methods_that_share_their_uniforms_draw_the_same_tokens():

@@ -789,7 +789,7 @@ TEXT = {
     'cost.say': '**What the measurements say**',
     'cost.exact.title': 'Is every method exact? Chi-square against the exact softmax',
     'cost.download_tests': 'Download the tests',
-    'cost.numbers.help': 'Every measured point (method, regime, k, n, batch, seconds) as CSV.',
+    'cost.numbers.help': 'Every measured point (method, regime, k, n, batch, seconds, µs per draw) as CSV, the regime also in words.',
     'viz.seconds': 'seconds',
     'viz.cost.vs_n': 'n draws from one distribution (k = {k:,}); dotted: the cost model through the last point',
     'viz.cost.draws_n': 'draws n',
@@ -804,6 +804,7 @@ TEXT = {
     'col.in the notes': 'in the notes\' table',
     'col.regime': 'regime',
     'col.seconds': 'seconds',
+    'col.µs per draw': 'µs per draw',
     'col.batch': 'batch',
     'col.note': 'note',
 

@@ -617,7 +617,7 @@ TEXT = {
     'cost.say': '**测量结果说明了什么**',
     'cost.exact.title': '每种方法都精确吗？与精确 softmax 的卡方检验',
     'cost.download_tests': '下载检验结果',
-    'cost.numbers.help': '每个实测点（方法、情形、k、n、批大小、秒数）的 CSV。',
+    'cost.numbers.help': '每个实测点（方法、情形、k、n、批大小、秒数、每次抽取微秒数）的 CSV，情形另附英文说明。',
     'viz.seconds': '秒',
     'viz.cost.vs_n': '从一个分布中抽取 n 次（k = {k:,}）；点线：过最后一个点的成本模型',
     'viz.cost.draws_n': '抽取次数 n',
@@ -632,6 +632,7 @@ TEXT = {
     'col.in the notes': '笔记表中',
     'col.regime': '情形',
     'col.seconds': '秒',
+    'col.µs per draw': '每次抽取微秒数',
     'col.batch': '批大小',
     'col.note': '备注',
 
