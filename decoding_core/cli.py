@@ -13,8 +13,8 @@ import logging
 import sys
 
 from .settings import (BACKENDS, BENCH_SECTIONS, DEVICES, DTYPES, EARLY_STOPPING, EOS_POLICIES, HEADS, N_MAX, RULES,
-                       SAMPLERS, STRATEGIES, TREES, Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample, SamplingSettings,
-                       Speculative, StochasticBeam)
+                       SAMPLERS, STRATEGIES, TREES, Beam, BeamSettings, Eagle, Greedy, RunSettings, Sample,
+                       SamplingSettings, Speculative, StochasticBeam)
 
 
 class UsageError(Exception):
@@ -103,8 +103,8 @@ def add_run_options(r: argparse.ArgumentParser, prompt_required: bool = True) ->
     # speculative
     r.add_argument("--draft", default="embedded", help="embedded, prompt-lookup, or a model id / folder")
     r.add_argument("--n-draft", type=_int_or_auto, default="auto",
-                   help=f"draft length N (1 to {N_MAX}), or auto (default): the N that maximises tokens/s on this device "
-                        "for the shipped draft, the reference N = 4 for other drafts")
+                   help=f"draft length N (1 to {N_MAX}), or auto (default): the N that maximises tokens/s on this "
+                        "device for the shipped draft, the reference N = 4 for other drafts")
     r.add_argument("--stop-below", type=float, default=0.0,
                    help="stop drafting after a token the draft gave probability below this (0, default: always N; "
                         "transformers' assisted generation stops below 0.4)")
@@ -414,6 +414,8 @@ STUDY_READS = {  # each study's own options (command-line dests)
     "diversity": ("seeds", "prefix_m"), "n-sweep": ("max_n",), "topk-drift": ("drift_k", "trials"),
     "compare": ("strategies",), "sampling-cost": ("k", "n", "regime", "budget"), "pruning-sweep": ("prompts",),
 }  # every study reads the run options as well; STUDY_OPTIONS (above) are the studies' own
+
+
 def study_ignored(args) -> list[str]:
     """The study options given a non-default value that study ``args.name`` does not read."""
     return ["--" + k.replace("_", "-") for k, v in STUDY_DEFAULTS.items()
@@ -430,9 +432,14 @@ def cmd_study(args) -> int:
         raise UsageError("--prompts applies to the pruning-sweep study only")
     if not args.prompts and (not text or not text.strip()):
         raise UsageError("the prompt is empty: give --prompt or --chat")
-    if args.name == "n-sweep" and not 1 <= args.max_n <= N_MAX:  # said before the model loads
-        raise UsageError(f"--max-n: the largest N must be an integer from 1 to {N_MAX}, got {args.max_n}")
-    unread = [o for o in study_ignored(args)]
+    if args.name == "n-sweep":  # said before the model loads
+        from .studies.speculative import check_max_n
+
+        try:
+            check_max_n(args.max_n)
+        except ValueError as exc:
+            raise UsageError(f"--max-n: {exc}") from exc
+    unread = study_ignored(args)
     if unread:
         logging.warning("note: %s not read by the %s study", ", ".join(unread), args.name)
     try:

@@ -53,17 +53,19 @@ class StochasticBeamDecoder(BeamSearchDecoder):
         super()._reset()
         self.keys = torch.zeros(1, dtype=torch.float32)   # T of each running hypothesis (root: 0)
 
+    def _key_order(self) -> list[int]:
+        return torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
+
     def hypotheses(self) -> list[Hypothesis]:
         """The k samples, in key order (the first is a sample from the sequence distribution)."""
-        order = torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
-        return [self.running[i] for i in order]
+        return [self.running[i] for i in self._key_order()]
 
     def extra_output(self) -> dict:
         """The k samples in key order, each with its key: the order is the sampling order (the first is a sample from
         the sequence distribution), not the score's, so the scores need not be sorted."""
-        order = torch.argsort(self.keys, descending=True, stable=True).tolist() if self.running else []
         return {"hypotheses": [{"tokens": list(self.running[i].tokens), "score": self.running[i].score,
-                                "finished": self.running[i].finished, "key": float(self.keys[i])} for i in order],
+                                "finished": self.running[i].finished, "key": float(self.keys[i])}
+                               for i in self._key_order()],
                 "hypotheses_order": "Gumbel key, descending (sampling order)"}
 
     def _beam_step(self, t0) -> BeamStep:

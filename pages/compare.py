@@ -323,7 +323,7 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
     plain = next((r for r in runs if r.strategy == "greedy" and not r.error  # plain decoding, run with this model
                   and states[r.label].startswith("fresh")), None)
     busy_warning_of(st, lab.lm, plain, len(prompt_ids or []))  # above the table: read before its speed-ups
-    rows = compare_csv_rows(cmp, states)  # numbers and English words for a spreadsheet; the table below is for reading
+    rows = compare_csv_rows(cmp, states)  # numbers for a spreadsheet (the CSV); the table below is for reading
     table(st, compare_rows(cmp, {label: t(f"cmp.state.{s.split(':')[0]}") for label, s in states.items()}, lang()),
           pin="strategy")
     st.caption(t("compare.caption"))
@@ -336,9 +336,9 @@ def show_results(lab, prompt_ids, n: int, columns, run, seeds) -> None:
             st.error(t("cmp.failed", label=r.label, why=r.error), icon=":material/error:")
     ok = [r for r in runs if not r.error]
     if ok:
-        chart(st, metrics_figure(ok, [r.label.split(" · ")[0] for r in ok],
-                                 [split_label(r.label.split(" · ", 1)[-1])[0] for r in ok]),
-              name="compare-metrics", width="stretch")
+        parts = [r.label.partition(" · ") for r in ok]  # "2 · speculative (shipped draft, ...)"
+        numbers, names = [number for number, _, _ in parts], [split_label(rest)[0] for _, _, rest in parts]
+        chart(st, metrics_figure(ok, numbers, names), name="compare-metrics", width="stretch")
         st.caption(t("compare.chart") + t("cmp.glossary") + t("list.sep").join(
             t("glossary.term_link", name=t(name), anchor=anchor) for name, anchor in (
                 ("cmp.g.logprob", "score"), ("cmp.g.distinct", "distinct-n"), ("cmp.g.tau", "tau"),

@@ -118,7 +118,8 @@ div[data-testid="stGraphVizChart"] svg { max-width: none; }
 :is(button, a, input, [role="checkbox"], [role="slider"]):focus-visible {
   outline: 3px solid #3b5bdb !important; outline-offset: 2px; }
 </style>"""  # The captions (what a chart shows, "Not measured…") in #4f5566, 7.5:1 on white: Streamlit drew them in the
-# text colour at opacity 0.6 (#777a85, 4.3:1), less on a projector. The keyboard's focus a solid ring: Streamlit's half-transparent halo was ~2:1 against white.
+# text colour at opacity 0.6 (#777a85, 4.3:1), less on a projector. The keyboard's focus a solid ring: Streamlit's
+# half-transparent halo was ~2:1 against white.
 PRESENTATION_CSS = """<style>
 html, body, [data-testid="stAppViewContainer"] { font-size: 21px; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.15rem; line-height: 1.5; }

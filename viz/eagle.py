@@ -83,9 +83,10 @@ def step_rows(steps) -> list[dict]:
                      "result": "accepted" if i in path else "rejected"}
                     for i in range(1, len(s.texts)))
         tree = s.kind == "tree"  # the prefill step: the target's first token, no tree yet
-        rows.append({"step": s.index + 1, "node": None, "parent": s.accepted_path[-1] if tree else None,  # the
-                     "depth": len(s.accepted_path) if tree else None, "token": s.next_text, "source": "target",  # same
-                     "draft q": None, "result": "the target's own token" if tree else "the target's first token"})  # columns
+        rows.append({"step": s.index + 1, "node": None, "parent": s.accepted_path[-1] if tree else None,
+                     "depth": len(s.accepted_path) if tree else None, "token": s.next_text, "source": "target",
+                     "draft q": None,  # every column, in the drafted rows' order: the CSV's order is the first row's
+                     "result": "the target's own token" if tree else "the target's first token"})
     return rows
 
 

@@ -75,6 +75,12 @@ class Sweep:
                      and best.speedup - r.speedup <= best.speedup_sd + r.speedup_sd)
 
 
+def check_max_n(max_n) -> None:
+    """The sweep's largest N: an integer from 1 to N_MAX (ValueError otherwise)."""
+    if not isinstance(max_n, int) or isinstance(max_n, bool) or not 1 <= max_n <= N_MAX:
+        raise ValueError(f"the largest N must be an integer from 1 to {N_MAX}, got {max_n!r}")
+
+
 def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: RunSettings, max_n: int = 8,
             loaders: Loaders | None = None, progress: Progress = no_progress, should_stop: StopCheck = never,
             repeats: int = 1) -> Sweep:
@@ -83,8 +89,7 @@ def n_sweep(lm: LoadedModel, prompt_ids: list[int], strategy: Speculative, run: 
     run.max_new_tokens tokens), ``repeats`` times; each repeat times plain decoding first, so every speed-up
     is against a baseline measured next to it. Rows hold the mean over repeats (speedup_sd: the spread
     between them); alpha and c are measured, the theory curves drawn from them."""
-    if not isinstance(max_n, int) or isinstance(max_n, bool) or not 1 <= max_n <= N_MAX:
-        raise ValueError(f"the largest N must be an integer from 1 to {N_MAX}, got {max_n!r}")
+    check_max_n(max_n)
     if not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     loaders = loaders or direct_loaders()
