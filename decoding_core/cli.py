@@ -280,8 +280,13 @@ def ignored_options(args, parser_defaults: dict) -> list[str]:
     reads = READS.get(args.strategy, set())
     if args.strategy == "eagle" and args.tree == "static":
         reads = reads - {"tree_top_k", "depth", "total_tokens"}
-    return ["--" + k.replace("_", "-") for k, v in vars(args).items()
-            if k in parser_defaults and k not in COMMON and k not in reads and v != parser_defaults[k]]
+    return _changed_unread(args, parser_defaults, COMMON | reads)
+
+
+def _changed_unread(args, defaults: dict, reads) -> list[str]:
+    """The options (in ``defaults``' order) whose value is not their default and that are not in ``reads``."""
+    return ["--" + k.replace("_", "-") for k, default in defaults.items()
+            if k not in reads and getattr(args, k, default) != default]
 
 
 def run_options_defaults() -> dict:
@@ -418,8 +423,7 @@ STUDY_READS = {  # each study's own options (command-line dests)
 
 def study_ignored(args) -> list[str]:
     """The study options given a non-default value that study ``args.name`` does not read."""
-    return ["--" + k.replace("_", "-") for k, v in STUDY_DEFAULTS.items()
-            if k not in STUDY_READS[args.name] and getattr(args, k) != v]
+    return _changed_unread(args, STUDY_DEFAULTS, STUDY_READS[args.name])
 
 
 def cmd_study(args) -> int:

@@ -55,6 +55,15 @@ def split_label(label: str) -> tuple[str, str]:
     return label, ""
 
 
+def _reference(comparison):
+    """The run the speed-ups and "same text" are measured against (None when it failed)."""
+    return next((r for r in comparison.runs if r.label == comparison.reference and not r.error), None)
+
+
+def _speedup(r, ref) -> float | None:
+    return r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
+
+
 def compare_csv_rows(comparison, states: dict | None = None) -> list[dict]:
     """The comparison as a spreadsheet wants it (the CSV download): numbers in number columns (an empty cell where
     one does not apply, the reference's speed-up 1 and a "reference" column saying which row it is), acceptance per
@@ -63,7 +72,7 @@ def compare_csv_rows(comparison, states: dict | None = None) -> list[dict]:
     number from a label "2 · speculative (...)"; the failed row's reason in "error". ``states``: label -> "fresh" /
     "stale ..." / "pinned"."""
     runs = comparison.runs
-    ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
+    ref = _reference(comparison)
     depth_max = max((len(r.acceptance_by_depth) for r in runs if not r.error), default=0)
     rows = []
     for i, r in enumerate(runs, 1):
@@ -76,9 +85,9 @@ def compare_csv_rows(comparison, states: dict | None = None) -> list[dict]:
         if r.error:
             rows.append({**row, "error": r.error})
             continue
-        speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
-        rows.append({**row, "speed-up": _r(speedup), "same text as reference": "" if ref is None or r is ref else
-                     ("yes" if r.tokens == ref.tokens else "no"), "τ": _r(r.tau), "tokens/s": _r(r.tokens_per_s, 2),
+        same = "" if ref is None or r is ref else ("yes" if r.tokens == ref.tokens else "no")
+        rows.append({**row, "speed-up": _r(_speedup(r, ref)), "same text as reference": same, "τ": _r(r.tau),
+                     "tokens/s": _r(r.tokens_per_s, 2),
                      "target forwards": r.target_forwards,
                      **{f"acceptance depth {d}": _r(r.acceptance_by_depth[d - 1]) if d <= len(r.acceptance_by_depth)
                         else None for d in range(1, depth_max + 1)},
@@ -98,7 +107,7 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
     The strategy column holds the label's name and the last column its settings (``split_label``), so that at
     1280 px on a projector the row's name, speed-up, same text, τ and tokens/s show before the table scrolls."""
     runs = comparison.runs
-    ref = next((r for r in runs if r.label == comparison.reference and not r.error), None)
+    ref = _reference(comparison)
     rows = []
     for r in runs:
         name, settings = split_label(render(r.label, lambda id_, **args: t(id_, lang, **args)))  # a Msg in ``lang``
@@ -109,7 +118,7 @@ def compare_rows(comparison, states: dict | None = None, lang: str = "en") -> li
             rows.append({**row, "note": r.error, "settings": settings or "–"})
             continue
         is_ref = r is ref
-        speedup = r.tokens_per_s / ref.tokens_per_s if ref and r.tokens_per_s and ref.tokens_per_s else None
+        speedup = _speedup(r, ref)
         rows.append({**row,  # what to look at first (the page's "Look first at") before the scroll on a projector
                      "speed-up": t("cmp.reference", lang) if is_ref else _fmt(speedup),
                      "same text as reference": "–" if ref is None or is_ref else
