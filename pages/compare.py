@@ -102,13 +102,48 @@ def _apply(i: int, text: str) -> None:
     try:
         strategy = parse_strategy(text)
     except ValueError as exc:
-        params.warn(t("warn.link_column", i=i, raw=params.echo(text), why=exc, default=repr(DEFAULTS[i - 1])))
-        strategy = parse_strategy(DEFAULTS[i - 1])
+        strategy = _without_bad_settings(i, text)
+        if strategy is None:
+            params.warn(t("warn.link_column", i=i, raw=params.echo(text), why=exc, default=repr(DEFAULTS[i - 1])))
+            strategy = parse_strategy(DEFAULTS[i - 1])
     strategy = _within_widgets(i, strategy)
     ss[f"cmp{i}_kind"], ss[f"_cmp{i}_base"] = strategy.name, strategy
     for f in FIELDS[strategy.name]:
         ss[_key(i, strategy.name, f)] = _widget_value(strategy, f)
     ss[f"c{i}"] = ss[f"_cmp{i}_applied"] = strategy_spec(strategy)
+
+
+def _without_bad_settings(i: int, text: str):
+    """A link's line whose settings fail the strategy's own checks one by one (``n_draft=500``: N above 32; a beam
+    width 0): the line without them, each with a warning, as ``_within_widgets`` treats a value outside its
+    widget. None where the kind is unknown, no single setting fails alone, or the rest still fails together (the
+    whole column then falls back)."""
+    kind, _, rest = (x.strip() for x in text.partition(":"))
+    if kind not in FIELDS:
+        return None
+    items = [x.strip() for x in rest.split(",") if x.strip()]
+
+    def fails(*line) -> ValueError | None:
+        try:
+            parse_strategy(f"{kind}: {', '.join(line)}")
+        except ValueError as exc:
+            return exc
+        return None
+
+    alone = {item: fails(item) for item in items}
+    good = [item for item in items if alone[item] is None]
+    bad = [item for item in items if alone[item] is not None and fails(*good, item)]  # a corpus branch needs
+    if not bad:                                                                        # the line's lookup: kept
+        return None
+    by_name = {f.path.rpartition(".")[2]: f for f in FIELDS[kind]}
+    named = [(item, *(x.strip() for x in item.partition("=")[::2])) for item in bad]
+    kept = [item for item in items if item not in bad]
+    if any(name not in by_name for _, name, _ in named) or fails(*kept):  # an unknown name, or the rest fails
+        return None                                                        # too: the whole column's reason says it
+    for item, name, raw in named:
+        params.warn(t("warn.link_field", i=i, field=name, raw=params.echo(raw), why=alone[item],
+                      value=_widget_value(KINDS[kind](), by_name[name])))
+    return parse_strategy(f"{kind}: {', '.join(kept)}")
 
 
 def _outside(f: Field, value) -> str | None:

@@ -184,8 +184,9 @@ def drift_section(lab, draft, strategy: Speculative, prompt_ids) -> None:
         st.caption(t("spec.drift_noise", noise=drift.tv_noise, trials=drift.trials))
 
 
-def branch_caption(step) -> str:
-    """What the tree around the chain added to this step, and whether the accepted path went through it."""
+def branch_caption(step, rule: str) -> str:
+    """What the tree around the chain added to this step, and whether the accepted path went through it; under
+    rejection sampling, what a branch token's min(1, p/q) cell holds (it was tested against the residual)."""
     taken = step.accepted_branch
     if taken:
         first = taken[0]
@@ -193,8 +194,9 @@ def branch_caption(step) -> str:
     else:
         what = t("spec.branch.none")
     kinds = [d.source for d in step.branch]
+    tested = rule == "sample" and any(d.uniform is not None for d in step.branch)
     return t("spec.branch", extra=len(kinds), runner_up=kinds.count("runner-up"), lookup=kinds.count("lookup"),
-             taken=what)
+             taken=what) + (" " + t("spec.branch.residual") if tested else "")
 
 
 @st.fragment
@@ -225,7 +227,7 @@ def step_through(lab, strategy: Speculative, run, sizes, prompt_ids, lookup: boo
                 st.caption(t("spec.copied", n=len(copied), accepted=sum(d.status == "accepted" for d in copied),
                              w=strategy.copy))
             if branch:
-                st.caption(branch_caption(step))
+                st.caption(branch_caption(step, strategy.rule))
             last = step.drafts[-1]
             if strategy.stop_below and len(step.drafts) < sizes.n_draft and last.q < strategy.stop_below:
                 st.caption(t("spec.stopped", token=last.text, q=last.q, stop=strategy.stop_below, n=sizes.n_draft))

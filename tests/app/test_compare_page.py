@@ -62,10 +62,21 @@ def test_a_changed_column_is_stale_and_a_pinned_one_keeps_its_result():
 
 
 def test_a_bad_column_line_in_a_link_is_refused_with_its_reason():
-    at = open_app("pages/compare.py", {"cmp_cols": "2", "c1": "greedy", "c2": "beam:num_beams=0"})
+    """A setting that fails the strategy's own check (a beam width 0, N above the largest the settings allow) is
+    dropped with its reason and the column keeps its kind and its other settings; a line that cannot be read
+    (an unknown setting) falls back to the column's default."""
+    at = open_app("pages/compare.py", {"cmp_cols": "3", "c1": "beam:num_beams=0,rp=0.5",
+                                       "c2": "speculative:n_draft=500,rule=topk", "c3": "greedy:no_such=1"})
     text = " ".join(w.value for w in at.warning)
-    assert "column 2" in text and "beam width must be >= 1" in text
-    assert at.selectbox(key="cmp2_kind").value == "sample"  # column 2's default
+    assert "Column 1: ignored the link's num_beams='0' (beam width must be >= 1, got 0); using 4." in text
+    assert at.selectbox(key="cmp1_kind").value == "beam" and at.slider(key="cmp1_beam_beam.rp").value == 0.5
+    assert at.slider(key="cmp1_beam_beam.num_beams").value == 4
+    assert "Column 2: ignored the link's n_draft='500' (draft length N must be <= 32, got 500)" in text
+    assert at.selectbox(key="cmp2_kind").value == "speculative"
+    assert at.selectbox(key="cmp2_speculative_rule").value == "topk"  # the line's other setting is kept
+    assert at.query_params["c2"] == "speculative:rule=topk"
+    assert "column 3" in text and "unknown setting 'no_such'" in text
+    assert at.selectbox(key="cmp3_kind").value == "beam"  # column 3's default
     assert not at.exception
 
 

@@ -172,6 +172,28 @@ def test_the_tree_around_the_chain_shows_its_tokens_and_keeps_the_text():
     assert words["0"] == words["8"]
 
 
+def test_under_rejection_sampling_a_tested_runner_ups_cell_is_said_to_be_against_the_residual():
+    """With runner-up leaves under rejection sampling a runner-up is tried only after the chain's token at its place
+    was rejected, so its min(1, p/q) cell holds min(1, r/q'): the step's caption says so exactly on the steps
+    where a branch token was tested (u drawn), and never under greedy match."""
+    for rule in ("sample", "greedy"):
+        at = open_app(PAGE, {"prompt": "Write a short poem about rain.", "rule": rule, "runner_up": "true",
+                             "spec_lookup": "0", "n_auto": "false", "n_draft": "4", "spec_max_new": "40", "seed": "3"})
+        tested_steps = 0
+        for _ in range(8):
+            if at.button(key="spec_step").disabled:
+                break
+            at.button(key="spec_step").click().run()
+            table = at.dataframe[0].value
+            branch = table[table["source"] != "draft"]
+            tested = "u" in branch and bool((branch["u"] != "–").any())  # greedy match draws no u
+            said = " ".join(c.value for c in at.caption if c.value.startswith("Beside the chain"))
+            assert ("min(1, r(y)/q′(y))" in said) == tested, (rule, said, table)
+            tested_steps += tested
+        assert not at.exception
+        assert tested_steps > 0 or rule == "greedy"  # the prompt and seed give rejected chain tokens to test
+
+
 def test_a_copy_weight_out_of_range_in_the_link_is_refused():
     at = open_app(PAGE, {"copy": "5"})
     assert any("copy" in w.value for w in at.warning)

@@ -1007,6 +1007,12 @@ TEXT = {
     'spec.branch.taken': ('The accepted path left the chain at position {i} through the {source}: {n} token(s) the chain '
                           'alone would not have given (underlined in violet in the text above).'),
     'spec.branch.none': 'The accepted path stayed on the chain.',
+    'spec.branch.residual': ("A branch token's min(1, p/q) cell is the probability it was accepted with: a runner-up "
+                             "is tried only after the chain's token at its place was rejected, against what the "
+                             'target has left, the residual r = norm(max(0, p − q)), so with min(1, r(y)/q′(y)) '
+                             "(q′: q without the chain's token, the q(y) shown); a lookup token is a single guess, "
+                             'accepted with the probability the target has left for it (r(y) after a rejection beside '
+                             "it, else p(y)). p(y) is the target's before any rejection."),
     'spec.branch.runner-up': "draft's runner-up leaf",
     'spec.branch.lookup': 'lookup branch',
     'spec.copied': ('{n} of these drafts came from the copy (copy weight {w:g}; {accepted} of them accepted); q(y) is '

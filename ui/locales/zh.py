@@ -811,6 +811,11 @@ TEXT = {
                     '{taken}'),
     'spec.branch.taken': '被接受的路径在第 {i} 个位置离开草稿链，经由{source}：得到 {n} 个只靠草稿链得不到的 token（上方文本中紫色下划线）。',
     'spec.branch.none': '被接受的路径留在草稿链上。',
+    'spec.branch.residual': ('分支 token 的 min(1, p/q) 一栏是它实际被接受的概率：次选只在同一位置草稿链的 token '
+                             '被拒绝后才受检验，对照目标剩下的残差 r = norm(max(0, p − q))，因此用 min(1, r'
+                             '(y)/q′(y))（q′：去掉草稿链 token 后的 q，即表中的 q(y)）；查找分支的 token 是'
+                             '单一猜测，以目标为它留下的概率被接受（旁边有拒绝时为 r(y)，否则为 p(y)）。p(y) 是任何拒绝之前目'
+                             '标的概率。'),
     'spec.branch.runner-up': '草稿的次选叶节点',
     'spec.branch.lookup': '查找分支',
     'spec.copied': ("这些草稿中有 {n} 个来自复制（复制权重 {w:g}；其中 {accepted} 个被接受）；q(y) 是验证所读的混合分布 "
