@@ -12,7 +12,8 @@ COLORS = {"linear-scan": "#868e96", "binary-search": "#3b5bdb", "alias": "#2b8a3
 # a second cue beside the colour (Gumbel-max's orange and exp-race's red read alike to a red-green colour-blind
 # student, and sit on one another where their times agree): a marker shape per method (bars: a fill pattern)
 SYMBOLS = {"linear-scan": "circle", "binary-search": "square", "alias": "diamond", "multinomial": "triangle-up",
-           "gumbel-max": "x", "exp-race": "cross-open"}
+           "gumbel-max": "x", "exp-race": "circle-open"}
+SIZES = {"exp-race": 19}  # a ring around Gumbel-max's cross: both read where their times agree (else 11 px)
 
 
 def _loglog(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
@@ -32,7 +33,7 @@ def _curves(fig: go.Figure, points: dict, theory) -> None:
         xs, ys = zip(*pts)
         fig.add_scatter(x=xs, y=ys, mode="lines+markers", name=f"{t('cell.' + m)} {COMPLEXITY[m]}",
                         line=dict(color=COLORS[m], width=3),
-                        marker=dict(size=11, symbol=SYMBOLS[m], line=dict(width=2, color=COLORS[m])))
+                        marker=dict(size=SIZES.get(m, 11), symbol=SYMBOLS[m], line=dict(width=2, color=COLORS[m])))
         scale = ys[-1] / theory(m, xs[-1])
         grid = sorted({*xs, *(x for p in points.values() for x, _ in p)})
         fig.add_scatter(x=grid, y=[scale * theory(m, x) for x in grid], mode="lines", showlegend=False,

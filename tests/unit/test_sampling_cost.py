@@ -62,6 +62,14 @@ def test_study_skips_over_budget_points_and_names_crossovers():
             assert row["µs per draw"] == pytest.approx(1e6 * r.seconds / r.n, rel=1e-3)
     assert {row["regime in words"] for row in rows} >= {"n draws from one distribution"}
     assert "regime in words" not in cost_rows(rec)[0]  # the page's table: words in the session's language only
+    # every method's curve has its own marker; Gumbel-max's cross sits inside exp-race's larger ring, so where
+    # their times agree both still read (the two colours read alike to a red-green colour-blind student)
+    from viz.sampling_cost import cost_vs_n_figure
+
+    markers = {tr.name.split()[0]: tr.marker for tr in cost_vs_n_figure(rec, 5000).data if tr.mode == "lines+markers"}
+    assert len({m.symbol for m in markers.values()}) == len(markers) >= 5
+    gumbel, race = (next(m for name, m in markers.items() if name.startswith(w)) for w in ("Gumbel", "exp"))
+    assert race.symbol.endswith("-open") and race.size > gumbel.size + 5
 
 
 def test_methods_that_share_their_uniforms_draw_the_same_tokens():
