@@ -93,7 +93,8 @@ what is left after the processors (cut tokens turn grey)."""),
 nt = study.next_token(lm, prompt_ids, settings, top_n=20, raw=raw)
 print(f"tokens left: {nt.kept:,} · top token p {nt.top_p:.3f} · entropy {nt.entropy_raw:.2f} -> "
       f"{nt.entropy_processed:.2f} nats")
-distribution_figure(nt.texts, nt.raw, nt.processed, title=f"After “…{nt.context}” (T 0.8, top-p 0.95)")'''),
+distribution_figure(nt.texts, nt.raw, nt.processed,  # the user's words: not the chat template's markers
+                    title=f"The reply’s first token, after “{prompt}” (T 0.8, top-p 0.95)")'''),
         md("""Each rule on its own, on the same logits: how many tokens keep a probability above 0, and how peaked the
 result is. Temperature cuts nothing by itself: at T 0.3 the few tokens missing are those whose probability underflows
 to exactly 0 in float32."""),
@@ -464,6 +465,26 @@ rows = [{"run": label, "tau": d.metrics()["mean_accepted_length"], "target forwa
         for label, d in runs.items()]
 print(f"all equal to greedy: {reference.text!r}")
 pd.DataFrame(rows + [{"run": "plain greedy", "tau": 1.0, "target forwards": reference.metrics["target_forwards"]}])'''),
+        md("""## Acceptance per depth
+
+How deep into the tree the target agrees: for each depth d, the share of verify steps whose accepted path reaches
+depth d (depth 1: at least one drafted token accepted). The shares add up to the mean number of drafted tokens
+accepted per step, so τ = 1 + their sum. Both heads on a longer answer than above (48 tokens, the same tree size),
+so that each bar rests on more steps. The EAGLE page draws the same chart for its measured runs."""),
+        code('''from viz.eagle import depth_figure
+
+long_run = RunSettings(max_new_tokens=48)
+by_head = {}
+for head in ("eagle1", "eagle3"):
+    result = build_decoder(lm, Eagle(head, "dynamic", top_k=8, depth=4, total_tokens=16), long_run
+                           ).start(prompt_ids).run()
+    m = result.metrics
+    shares = m["acceptance_by_depth"]
+    label = head.replace("eagle", "EAGLE-")
+    print(f"{label}: tau {m['mean_accepted_length']:.2f} = 1 + {' + '.join(f'{x:.2f}' for x in shares)}")
+    assert abs(m["mean_accepted_length"] - 1 - sum(shares)) < 1e-3  # the identity above (both rounded to 4 places)
+    by_head[label] = shares
+depth_figure(by_head)'''),
         md("""## How the EAGLE-3 head was trained
 
 Its manifest holds the curves of its **last** training stage (a short continuation of many earlier runs, so they
