@@ -153,6 +153,8 @@ def tuning(lab, strategy: Beam, run, prompt_ids) -> None:
         st.button(t("beam.use_recommended"), on_click=use_thresholds, args=(rec["settings"],))
     else:
         st.warning(t("beam.no_setting", fidelity=FIDELITY))
+    if sweep.reused:
+        st.caption(t("beam.reused", reused=sweep.reused, searches=sweep.searches))
     with st.expander(t("numbers")):
         table(st, sweep_rows(sweep))
         download_rows(t("numbers.download"), sweep_rows(sweep), "beam-pruning-sweep")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from ..beam import prune
 from ..models import LoadedModel
 from ..settings import Beam, BeamSettings, RunSettings
 from ..strategies import build_decoder
@@ -35,6 +36,9 @@ class PruningSweep:
     prompts: int
     wall_s: float
     stopped: bool = False
+    reused: int = 0               # (setting, prompt) pairs that would prune nothing: the search without pruning, not
+                                  # run again (``prunes_nothing``)
+    searches: int = 0             # (setting, prompt) pairs measured, reused ones included
 
 
 def label(setting: dict) -> str:
@@ -46,7 +50,23 @@ def _run(lm, strategy, run, ids):
     dec.run()
     hyps = dec.hypotheses()
     m = dec.metrics()
-    return m["hypotheses_expanded"], m["wall_s"], (hyps[0].tokens, hyps[0].score) if hyps else ((), float("-inf"))
+    return (m["hypotheses_expanded"], m["wall_s"], (hyps[0].tokens, hyps[0].score) if hyps else ((), float("-inf")),
+            dec.history)
+
+
+def prunes_nothing(history, beam: BeamSettings) -> bool:
+    """Whether ``beam``'s pruning rules would prune no candidate at any step of a search without pruning (its
+    ``history``). Then the pruned search meets the same candidates and makes every decision the same: it IS that
+    search, token for token, and need not be run again. (The candidates' parents are given as nodes, not row
+    indices: the rules only group by parent.)"""
+    for step in history:
+        if step.kind != "beam":  # a sampled prefix step prunes nothing
+            continue
+        c = step.candidates
+        eligible = [i for i, x in enumerate(c) if x.status != "off-top-k"]  # without pruning: the survivors
+        if prune([x.score for x in c], [x.token_logp for x in c], [x.parent for x in c], eligible, beam):
+            return False
+    return True
 
 
 def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run: RunSettings, grid=GRID,
@@ -76,17 +96,22 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
         if stopped:
             break
         plain.append(min(twice, key=lambda r: r[1]))  # the faster of two: noise only adds time
-    rows = []
+    rows, reused, searches = [], 0, 0
     for setting in grid if not stopped else ():
         fed = secs = unchanged = lost = 0.0
-        for ids, (p_fed, p_secs, (p_best, p_score)) in zip(prompts, plain):
+        for ids, (p_fed, p_secs, (p_best, p_score), p_history) in zip(prompts, plain):
             if should_stop():
                 stopped = True
                 break
             pruned = replace(base, beam=replace(base.beam, **setting))
-            f, s, (best, score) = _run(lm, pruned, run, ids)
-            if f == p_fed and best == p_best:
-                s = p_secs  # the same search (nothing pruned): no time saved, rather than the machine's noise
+            if prunes_nothing(p_history, pruned.beam):  # the same search: its figures, no time saved
+                f, s, best, score = p_fed, p_secs, p_best, p_score
+                reused += 1
+            else:
+                f, s, (best, score), _ = _run(lm, pruned, run, ids)
+                if f == p_fed and best == p_best:
+                    s = p_secs  # the same work and answer: no time saved, rather than the machine's noise
+            searches += 1
             fed, secs = fed + f, secs + s
             unchanged += best == p_best
             lost += max(0.0, p_score - score) if score > float("-inf") else 0.0
@@ -102,7 +127,7 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
     best = max(ok, key=lambda r: (r.expansions_saved, -r.score_lost), default=None)
     rec = None if best is None else {"settings": best.settings, "expansions_saved": best.expansions_saved,
                                      "best_unchanged": best.best_unchanged}
-    return PruningSweep(tuple(rows), rec, len(prompts), time.perf_counter() - t0, stopped)
+    return PruningSweep(tuple(rows), rec, len(prompts), time.perf_counter() - t0, stopped, reused, searches)
 
 
 def as_beam(settings: dict, beam: BeamSettings) -> BeamSettings:

@@ -121,6 +121,9 @@ def test_pruning_thresholds_are_tuned_and_can_be_used():
     next(b for b in at.button if b.label == "Measure the thresholds").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(h.value == "Tuning the pruning thresholds" for h in at.header)
+    # the loosest settings prune nothing along these short searches: the page says they were not run again
+    said = [c.value for c in at.caption if "pruned searches would have pruned nothing" in c.value]
+    assert len(said) == 1 and said[0].split()[2:5] == ["the", "72", "pruned"], said  # 18 settings x 4 prompts
     recommended = [s.value for s in at.success if s.value.startswith("Recommended")]
     if recommended:
         next(b for b in at.button if b.label == "Use the recommended thresholds").click().run()

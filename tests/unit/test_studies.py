@@ -226,6 +226,45 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     assert loose.rows[0].time_saved == 0
 
 
+def test_a_setting_that_would_prune_nothing_is_the_search_without_pruning(target, monkeypatch):
+    """The sweep does not run again a setting whose rules prune no candidate along the search without pruning: that
+    search meets the same candidates, makes every decision the same and is the same search. Checked on every setting
+    of the page's grid: where ``prunes_nothing`` says so the pruned search's steps equal the unpruned ones, elsewhere
+    it pruned something; and the whole sweep's figures (all but wall time) equal those of a sweep that runs every
+    search."""
+    from dataclasses import replace as with_
+
+    from decoding_core.strategies import build_decoder
+    from decoding_core.studies import pruning
+
+    prompts = [[1, 5, 9], [1, 7, 3], [1, 2, 8], [4, 4, 4, 4]]
+    plain_strategy = Beam(with_(BeamSettings(4).without_pruning(), literal_rp=False))
+    same = differ = 0
+    for ids in prompts:
+        plain = build_decoder(target, plain_strategy, RunSettings(8)).start(ids)
+        plain.run()
+        for setting in pruning.GRID:
+            beam = with_(plain_strategy.beam, **setting)
+            dec = build_decoder(target, Beam(beam), RunSettings(8)).start(ids)
+            dec.run()
+            steps = [[(c.token_id, c.score, c.status) for c in s.candidates] for s in dec.history]
+            if pruning.prunes_nothing(plain.history, beam):
+                same += 1
+                assert steps == [[(c.token_id, c.score, c.status) for c in s.candidates] for s in plain.history]
+                assert dec.hypotheses() == plain.hypotheses()
+            else:
+                differ += 1
+                assert any(c.status == "pruned" for s in dec.history for c in s.candidates), setting
+    assert same and differ  # both cases met
+    fast = pruning.pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8))
+    assert fast.reused == same and fast.searches == len(prompts) * len(pruning.GRID)
+    monkeypatch.setattr(pruning, "prunes_nothing", lambda history, beam: False)
+    every = pruning.pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8))
+    assert every.reused == 0
+    figures = [[(r.label, r.expansions_saved, r.best_unchanged, r.score_lost) for r in w.rows] for w in (fast, every)]
+    assert figures[0] == figures[1] and fast.recommendation == every.recommendation
+
+
 def test_pruning_sweep_stops_during_the_searches_without_pruning(target):
     """A Stop while the unpruned searches run ends the sweep there (it was only seen once they were all done: a
     minute on the page) and returns no row: nothing was compared."""

@@ -324,7 +324,8 @@ TEXT = {
                     'expansions it saves (up) against how often the best hypothesis stays the same (right). The '
                     'recommendation is the largest saving that keeps the best hypothesis on at least 90% of the '
                     'prompts. Time saved compares wall time with the faster of two searches without pruning; where a '
-                    'setting pruned nothing on a prompt, it ran the same search and saves no time there. Fidelity '
+                    "setting would prune nothing along a prompt's search without pruning, it is that search (the "
+                    'same candidates, the same decisions): it is not run again and saves no time there. Fidelity '
                     'need not rise as a threshold loosens: pruning changes which hypotheses the later steps grow '
                     'from (a pruned place in the beam is not refilled), so a lightly pruned search can end on '
                     'another hypothesis while a strictly pruned one, close to its single best path, ends where the '
@@ -816,9 +817,12 @@ TEXT = {
     'beam.measured_in': 'Measured in {s:.1f} s on {device}.',
     'beam.h.tuning': 'Tuning the pruning thresholds',
     'beam.measure_thresholds': 'Measure the thresholds',
-    'beam.tuning.about': ('About {n} beam searches ({settings} settings and the search without pruning twice, × {prompts} '
+    'beam.tuning.about': ('At most {n} beam searches ({settings} settings and the search without pruning twice, × {prompts} '
                           "prompts: yours and 3 held-out instructions; and one untimed warm-up search) with this "
-                          "page's beam width, length and EOS policy."),
+                          "page's beam width, length and EOS policy. A setting that would prune nothing along a "
+                          "prompt's search without pruning is that search and is not run again."),
+    'beam.reused': ('{reused} of the {searches} pruned searches would have pruned nothing (their rules cut no candidate '
+                    'anywhere along the search without pruning): each is that search, and was not run again.'),
     'beam.recommended': ('Recommended: **{chosen}**: saves {saved:.0%} of the expansions and keeps the best hypothesis '
                          'on {kept:.0%} of the {prompts} prompts.'),
     'beam.use_recommended': 'Use the recommended thresholds',
