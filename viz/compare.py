@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 
 from ui.i18n import t
 from viz.sampling import tokens_html
-from viz.speculative import BY_TARGET, ORIGIN, origin_style
+from viz.speculative import BY_TARGET, ORIGIN, legend_item, origin_style
 
 ORIGINS = {**ORIGIN, "target": ("#ffe8cc", "none", "viz.origin.target")}  # the third: a catalogue id
 
@@ -23,8 +23,7 @@ def origin_strip(texts, origins) -> str:
                      f'border-radius:3px;padding:1px 2px;margin:1px;display:inline-block;font-family:monospace">'
                      f"{html.escape(tok)}</span>" + ("<br>" if tok.endswith("\u21b5") else ""))
     used = [o for o in ORIGINS if o in set(origins)]
-    legend = " ".join(f'<span style="{origin_style(o, ORIGINS)}padding:1px 4px;display:inline-block;margin:1px 0">'
-                      f'{html.escape(t(ORIGINS[o][2]))}</span>' for o in used)
+    legend = " ".join(legend_item(origin_style(o, ORIGINS), ORIGINS[o][2]) for o in used)
     if any(o in BY_TARGET for o in used):
         legend += f" · {html.escape(t('viz.spec.bold'))}"
     return (f'<div data-testid="token-strip" style="line-height:2">{"".join(spans)}</div>'

@@ -40,6 +40,11 @@ def _span(text: str, origin: str, title: str, copied: bool = False, branch: bool
             f"{html.escape(text)}</span>")
 
 
+def legend_item(style: str, what: str) -> str:
+    """One entry of a token legend: the catalogue text ``what`` drawn as the tokens it names are (``style``)."""
+    return f'<span style="{style}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t(what))}</span>'
+
+
 def origin_html(steps, upto: int | None = None) -> str:
     """The text so far, every token coloured by where it came from; step boundaries as thin bars. A step cut at an
     EOS among its accepted drafts shows only what it emitted (up to the EOS). Where the accepted path left the chain
@@ -66,12 +71,9 @@ def origin_html(steps, upto: int | None = None) -> str:
             parts.append(_span(step.next_text, step.next_source,
                                t("viz.spec.tip_target", n=step.index + 1, what=t(SOURCE[step.next_source]))))
         parts.append('<span style="border-left:2px solid #ced4da;margin:0 3px"></span>')
-    legend = " ".join(f'<span style="{origin_style(o)}padding:1px 4px;display:inline-block;margin:1px 0">'
-                      f'{html.escape(t(what))}</span>' for o, (_, _, what) in ORIGIN.items())
-    if any_copied:
-        legend += f' <span style="{COPIED}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.copied"))}</span>'
-    if any_branch:
-        legend += f' <span style="{BRANCH}padding:1px 4px;display:inline-block;margin:1px 0">{html.escape(t("viz.origin.branch"))}</span>'
+    legend = " ".join([legend_item(origin_style(o), what) for o, (_, _, what) in ORIGIN.items()]
+                      + [legend_item(COPIED, "viz.origin.copied")] * any_copied
+                      + [legend_item(BRANCH, "viz.origin.branch")] * any_branch)
     return (f'<div data-testid="spec-text" style="line-height:2.1">{"".join(parts)}</div>'
             f'<div style="font-size:0.8em;color:#555">{legend} · {html.escape(t("viz.spec.bars"))} · '
             f'{html.escape(t("viz.spec.bold"))}</div>')
