@@ -428,8 +428,7 @@ def study_ignored(args) -> list[str]:
 
 def cmd_study(args) -> int:
     from .models import ModelLoadError, load_model
-    from .studies import as_json
-    from .studies.run import run_study, study_strategy
+    from .studies.run import run_study, study_document, study_strategy
 
     text = args.chat if args.chat is not None else args.prompt
     if args.prompts and args.name != "pruning-sweep":
@@ -464,8 +463,7 @@ def cmd_study(args) -> int:
         settings = {"strategy": to_json(ran), **settings}
     if args.name == "compare":
         settings["strategies"] = [to_json(o) for o in others]
-    json.dump({"study": args.name, "settings": settings, "prompt": text, "chat": args.chat is not None,
-               "prompt_tokens": prompt_ids, **as_json(record)}, sys.stdout)
+    json.dump(study_document(args.name, record, settings, text, args.chat is not None, prompt_ids), sys.stdout)
     sys.stdout.write("\n")
     return 0
 

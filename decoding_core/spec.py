@@ -107,8 +107,10 @@ def parse_strategy(text: str) -> Strategy:
     for item in filter(None, (x.strip() for x in rest.split(","))):
         name, eq, raw = item.partition("=")
         name = name.strip()
-        if not eq or name not in table:
+        if name not in table:
             raise ValueError(f"{kind_name}: unknown setting {name!r} (known: {', '.join(table)})")
+        if not eq:
+            raise ValueError(f"{kind_name}: the setting {name!r} has no value (write {name}=...)")
         outer, f, owner = table[name]
         value = _value(raw, typing.get_type_hints(owner)[f.name], name)
         (nested.setdefault(outer, {}) if outer else top)[f.name] = value

@@ -3,15 +3,16 @@ import streamlit as st
 
 from decoding_core.sampling_cost import COMPLEXITY, NOTES_COMPLEXITY
 from decoding_core.sizing import forward_now, known_forward_costs
+from decoding_core.studies.run import study_document
 from decoding_core.studies.sampling_cost import draw_vs_forward, method_name, sampling_cost
 from ui import loaders
 from ui.controls import Controls, Param
 from ui.i18n import say, t
-from ui.export import download_rows
+from ui.export import download_json, download_rows
 from ui.lab import busy_probe_warning, chart, open_page, table
 from ui.progress import kept, measure
-from viz.sampling_cost import (cost_rows, cost_vs_k_figure, cost_vs_n_figure, decoding_figure, exactness_rows,
-                                skipped_note)
+from viz.sampling_cost import (cost_rows, cost_settings, cost_vs_k_figure, cost_vs_n_figure, decoding_figure,
+                                exactness_rows, skipped_note)
 
 P = Controls([
     Param("cost_budget", 1.0, "p.cost_budget", 0.2, 5.0, 0.2,
@@ -21,7 +22,7 @@ P = Controls([
 
 
 def render() -> None:
-    lab, _ = open_page("sampling_cost", P)
+    lab, prompt_ids = open_page("sampling_cost", P)
     st.markdown(t("cost.intro"))
     table(st, [{"method": m, "cost for n draws over k categories": c, "in the notes": NOTES_COMPLEXITY.get(m, "–")}
                for m, c in COMPLEXITY.items()], width="content")
@@ -66,7 +67,14 @@ def render() -> None:
         download_rows(t("cost.download_tests"), exactness_rows(rec), "cost-exactness")
     with st.expander(t("numbers")):
         table(st, cost_rows(rec))
-        download_rows(t("numbers.download"), cost_rows(rec, words=True), "cost-numbers", t("cost.numbers.help"))
+        with st.container(horizontal=True):
+            download_rows(t("numbers.download"), cost_rows(rec, words=True), "cost-numbers", t("cost.numbers.help"))
+            ss = st.session_state
+            settings = cost_settings(rec, P["cost_budget"], lab.seed, ss.get("model", "embedded"),
+                                     ss.get("device", "auto"), ss.get("dtype", "float32"))
+            download_json(t("cost.download_json"), lambda: study_document(
+                "sampling-cost", rec, settings, lab.prompt, lab.chat, prompt_ids), "cost-measurement",
+                t("cost.download_json.help"))
 
 
 def skipped(rec, regime: str, k: int | None = None, n: int | None = None) -> None:

@@ -34,6 +34,13 @@ def download_run(name: str, lab, strategy, run, decoder, steps: list[dict] | Non
             download_rows(t("export.steps"), steps, f"{name}-steps", steps_help)
 
 
+def download_json(label: str, make, name: str, help: str | None = None) -> None:
+    """A "<label> (JSON)" button: ``make()`` (a JSON-ready dict) written when clicked."""
+    st.download_button(t("export.json", label=label), data=lambda: json.dumps(make(), ensure_ascii=False),
+                       file_name=f"decoding-lab-{name}.json", mime="application/json", on_click="ignore",
+                       icon=":material/download:", key=f"_json_{name}", help=help)
+
+
 def download_rows(label: str, rows: list[dict], name: str, help: str | None = None) -> None:
     """A "<label> (CSV)" button for table rows, written when clicked."""
     st.download_button(t("export.csv", label=label), data=lambda: rows_csv(rows), file_name=f"decoding-lab-{name}.csv",

@@ -100,6 +100,14 @@ def cost_rows(rec, words: bool = False) -> list[dict]:
             for r in rec.rows]
 
 
+def cost_settings(rec, budget: float, seed: int, model: str, device: str, dtype: str) -> dict:
+    """The page's measurement in the settings ``python -m decoding_core study sampling-cost`` prints: the category
+    counts k and draw counts n it measured (as its --k / --n read them), both regimes, the budget per point."""
+    ks, ns = (sorted({getattr(r, f) for r in rec.rows if r.regime == "one"}) for f in ("k", "n"))
+    return {"model": model, "device": device, "dtype": dtype, "seed": seed,
+            "study": {"k": ",".join(map(str, ks)), "n": ",".join(map(str, ns)), "regime": "both", "budget": budget}}
+
+
 def exactness_rows(rec) -> list[dict]:
     """Each method's chi-square test against the exact softmax."""
     return [{"method": e.method, "regime": e.regime, "draws": e.draws, "p-value": round(e.p_value, 4)}

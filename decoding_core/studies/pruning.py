@@ -23,7 +23,8 @@ class PruningRow:
     settings: dict             # {"rp", "ap", "rpl", "mc"}: the thresholds used (unused rules None)
     label: str
     expansions_saved: float    # 1 - hypotheses fed with pruning / without, summed over the prompts
-    time_saved: float          # 1 - decoding time with pruning / without (0 on a prompt where nothing was pruned)
+    time_saved: float          # 1 - decoding time with pruning / without (on a prompt where the search fed as many
+                               # hypotheses and ended on the same best one, nothing pruned included: its time unchanged)
     best_unchanged: float      # share of prompts whose best hypothesis is the same as without pruning
     score_lost: float          # mean (best score without pruning - best score with), log-prob (>= 0)
     paper: bool                # the paper's own settings
@@ -38,7 +39,7 @@ class PruningSweep:
     stopped: bool = False
     reused: int = 0               # (setting, prompt) pairs that would prune nothing: the search without pruning, not
                                   # run again (``prunes_nothing``)
-    searches: int = 0             # (setting, prompt) pairs measured, reused ones included
+    searches: int = 0             # (setting, prompt) pairs of the rows, reused ones included
 
 
 def label(setting: dict) -> str:
@@ -96,9 +97,10 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
         if stopped:
             break
         plain.append(min(twice, key=lambda r: r[1]))  # the faster of two: noise only adds time
-    rows, reused, searches = [], 0, 0
+    rows, reused = [], 0
     for setting in grid if not stopped else ():
         fed = secs = unchanged = lost = 0.0
+        same = 0  # this setting's reused searches (counted once the setting is done: a stopped one has no row)
         for ids, (p_fed, p_secs, (p_best, p_score), p_history) in zip(prompts, plain):
             if should_stop():
                 stopped = True
@@ -106,12 +108,11 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
             pruned = replace(base, beam=replace(base.beam, **setting))
             if prunes_nothing(p_history, pruned.beam):  # the same search: its figures, no time saved
                 f, s, best, score = p_fed, p_secs, p_best, p_score
-                reused += 1
+                same += 1
             else:
                 f, s, (best, score), _ = _run(lm, pruned, run, ids)
                 if f == p_fed and best == p_best:
                     s = p_secs  # the same work and answer: no time saved, rather than the machine's noise
-            searches += 1
             fed, secs = fed + f, secs + s
             unchanged += best == p_best
             lost += max(0.0, p_score - score) if score > float("-inf") else 0.0
@@ -119,7 +120,7 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
             progress(done / total, label(setting))
         if stopped:
             break
-        n = len(prompts)
+        n, reused = len(prompts), reused + same
         rows.append(PruningRow({k: setting.get(k) for k in ("rp", "ap", "rpl", "mc")}, label(setting),
                                1 - fed / max(1, sum(p[0] for p in plain)), 1 - secs / max(1e-9, sum(p[1] for p in plain)),
                                unchanged / n, lost / n, setting == PAPER))
@@ -127,7 +128,8 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
     best = max(ok, key=lambda r: (r.expansions_saved, -r.score_lost), default=None)
     rec = None if best is None else {"settings": best.settings, "expansions_saved": best.expansions_saved,
                                      "best_unchanged": best.best_unchanged}
-    return PruningSweep(tuple(rows), rec, len(prompts), time.perf_counter() - t0, stopped, reused, searches)
+    return PruningSweep(tuple(rows), rec, len(prompts), time.perf_counter() - t0, stopped, reused,
+                        len(rows) * len(prompts))
 
 
 def as_beam(settings: dict, beam: BeamSettings) -> BeamSettings:

@@ -8,6 +8,15 @@ from ..settings import Beam, RunSettings, Speculative
 from . import beam, compare, sampling, speculative
 
 
+def study_document(name: str, record, settings: dict, prompt: str, chat: bool, prompt_ids) -> dict:
+    """What ``python -m decoding_core study NAME`` prints, and a page's download of the same study: the study, its
+    settings, the prompt and the whole record (``as_json``)."""
+    from . import as_json
+
+    return {"study": name, "settings": settings, "prompt": prompt, "chat": chat, "prompt_tokens": list(prompt_ids),
+            **as_json(record)}
+
+
 def _instructions(path: str) -> list[str]:
     import json
 

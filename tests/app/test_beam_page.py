@@ -1,4 +1,6 @@
 """AppTest drives the Beam Search page: step, prune, the literal-rule pitfall, the diversity panel."""
+import re
+
 from tests.app.conftest import open_app
 
 PAGE = "pages/beam.py"
@@ -123,7 +125,7 @@ def test_pruning_thresholds_are_tuned_and_can_be_used():
     assert any(h.value == "Tuning the pruning thresholds" for h in at.header)
     # the loosest settings prune nothing along these short searches: the page says they were not run again
     said = [c.value for c in at.caption if "pruned searches would have pruned nothing" in c.value]
-    assert len(said) == 1 and said[0].split()[2:5] == ["the", "72", "pruned"], said  # 18 settings x 4 prompts
+    assert len(said) == 1 and re.match(r"\d+ of the 72 pruned searches", said[0]), said  # 18 settings x 4 prompts
     recommended = [s.value for s in at.success if s.value.startswith("Recommended")]
     if recommended:
         next(b for b in at.button if b.label == "Use the recommended thresholds").click().run()

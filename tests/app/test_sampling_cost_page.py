@@ -22,3 +22,19 @@ def test_measures_both_regimes_with_exactness():
     _, rec = at.session_state["_result_cost"]
     assert len(rec.probes) == 3 and all(0 < s < 5 for s in rec.probes)
     assert rec.probe_quiet is None or 0 < rec.probe_quiet < 5  # the stored fastest forward, read before the study
+    # the whole measurement downloads as JSON beside the numbers' CSV, in the form the command line's study prints
+    # (the page's settings say what it measured); the document itself is built by the functions the button calls
+    downloads = {b.proto.id.split("-", 2)[2]: b.proto for b in at.get("download_button")}
+    assert {"_csv_cost-numbers", "_json_cost-measurement"} <= set(downloads)
+    assert downloads["_json_cost-measurement"].label == "Download the whole measurement (JSON)"
+    import json
+
+    from decoding_core.studies.run import study_document
+    from viz.sampling_cost import cost_settings
+
+    doc = json.loads(json.dumps(study_document("sampling-cost", rec, cost_settings(rec, 0.2, 0, "embedded", "auto",
+                                                                                   "float32"), "hi", True, [1, 2])))
+    assert doc["study"] == "sampling-cost" and doc["settings"]["study"]["budget"] == 0.2
+    assert len(doc["rows"]) == len(rec.rows) and doc["crossovers"] == list(rec.crossovers) and len(doc["probes"]) == 3
+    assert doc["settings"]["study"]["k"] == "100,1000,10000,49152"  # the function's default: up to the vocabulary
+    assert doc["settings"]["study"]["n"] == "1,10,100,1000,10000,100000"  # the command line's --n default

@@ -176,9 +176,10 @@ def test_under_rejection_sampling_a_tested_runner_ups_cell_is_said_to_be_against
     """With runner-up leaves under rejection sampling a runner-up is tried only after the chain's token at its place
     was rejected, so its min(1, p/q) cell holds min(1, r/q'): the step's caption says so exactly on the steps
     where a branch token was tested (u drawn), and never under greedy match."""
-    for rule in ("sample", "greedy"):
+    for rule, lookup in (("sample", "0"), ("sample", "8"), ("greedy", "0")):
         at = open_app(PAGE, {"prompt": "Write a short poem about rain.", "rule": rule, "runner_up": "true",
-                             "spec_lookup": "0", "n_auto": "false", "n_draft": "4", "spec_max_new": "40", "seed": "3"})
+                             "spec_lookup": lookup, "n_auto": "false", "n_draft": "4", "spec_max_new": "40",
+                             "seed": "3"})
         tested_steps = 0
         for _ in range(8):
             if at.button(key="spec_step").disabled:
@@ -189,6 +190,7 @@ def test_under_rejection_sampling_a_tested_runner_ups_cell_is_said_to_be_against
             tested = "u" in branch and bool((branch["u"] != "–").any())  # greedy match draws no u
             said = " ".join(c.value for c in at.caption if c.value.startswith("Beside the chain"))
             assert ("min(1, r(y)/q′(y))" in said) == tested, (rule, said, table)
+            assert ("norm(max(0, r − q′))(y) after the runner-up" in said) == tested  # a lookup token's test too
             tested_steps += tested
         assert not at.exception
         assert tested_steps > 0 or rule == "greedy"  # the prompt and seed give rejected chain tokens to test

@@ -32,7 +32,7 @@ def test_each_kind_writes_its_changed_fields_and_reads_back(strategy, text):
     ("beam:num_beams=0", "beam width must be >= 1"), ("sample:temperature=hot", "temperature"),
     ("eagle:depth=99", "tree depth must be <= 12"), ("speculative:copy=0.95", "copy weight must be <= 0.9"),
     ("sample:sampler=dice", "sampler must be one of"),
-    ("speculative:n_draft", "unknown setting"), ("sample:top_p=nan", "top-p must be a finite number"),
+    ("speculative:n_draft", "the setting 'n_draft' has no value"), ("sample:top_p=nan", "top-p must be a finite number"),
 ])
 def test_bad_text_is_a_readable_value_error(text, message):
     with pytest.raises(ValueError, match=message):

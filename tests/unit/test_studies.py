@@ -226,7 +226,10 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     assert loose.rows[0].time_saved == 0
 
 
-def test_a_setting_that_would_prune_nothing_is_the_search_without_pruning(target, monkeypatch):
+@pytest.mark.parametrize("beam", [{}, {"eos_policy": "in-beam"}, {"sample_prefix": 2}, {"early_stopping": True},
+                                  {"eos_policy": "in-beam", "sample_prefix": 1, "length_penalty": 0.0}],
+                         ids=["finished-set", "in-beam", "sampled-prefix", "early-stopping", "in-beam-prefix"])
+def test_a_setting_that_would_prune_nothing_is_the_search_without_pruning(target, monkeypatch, beam):
     """The sweep does not run again a setting whose rules prune no candidate along the search without pruning: that
     search meets the same candidates, makes every decision the same and is the same search. Checked on every setting
     of the page's grid: where ``prunes_nothing`` says so the pruned search's steps equal the unpruned ones, elsewhere
@@ -238,7 +241,7 @@ def test_a_setting_that_would_prune_nothing_is_the_search_without_pruning(target
     from decoding_core.studies import pruning
 
     prompts = [[1, 5, 9], [1, 7, 3], [1, 2, 8], [4, 4, 4, 4]]
-    plain_strategy = Beam(with_(BeamSettings(4).without_pruning(), literal_rp=False))
+    plain_strategy = Beam(with_(BeamSettings(4, **beam).without_pruning(), literal_rp=False))
     same = differ = 0
     for ids in prompts:
         plain = build_decoder(target, plain_strategy, RunSettings(8)).start(ids)
@@ -256,10 +259,10 @@ def test_a_setting_that_would_prune_nothing_is_the_search_without_pruning(target
                 differ += 1
                 assert any(c.status == "pruned" for s in dec.history for c in s.candidates), setting
     assert same and differ  # both cases met
-    fast = pruning.pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8))
+    fast = pruning.pruning_sweep(target, prompts, plain_strategy, RunSettings(8))
     assert fast.reused == same and fast.searches == len(prompts) * len(pruning.GRID)
     monkeypatch.setattr(pruning, "prunes_nothing", lambda history, beam: False)
-    every = pruning.pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8))
+    every = pruning.pruning_sweep(target, prompts, plain_strategy, RunSettings(8))
     assert every.reused == 0
     figures = [[(r.label, r.expansions_saved, r.best_unchanged, r.score_lost) for r in w.rows] for w in (fast, every)]
     assert figures[0] == figures[1] and fast.recommendation == every.recommendation

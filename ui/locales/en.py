@@ -325,7 +325,8 @@ TEXT = {
                     'recommendation is the largest saving that keeps the best hypothesis on at least 90% of the '
                     'prompts. Time saved compares wall time with the faster of two searches without pruning; where a '
                     "setting would prune nothing along a prompt's search without pruning, it is that search (the "
-                    'same candidates, the same decisions): it is not run again and saves no time there. Fidelity '
+                    'same candidates, the same decisions): it is not run again and saves no time there; nor does a '
+                    'search that pruned but fed as many hypotheses and ended on the same best one. Fidelity '
                     'need not rise as a threshold loosens: pruning changes which hypotheses the later steps grow '
                     'from (a pruned place in the beam is not refilled), so a lightly pruned search can end on '
                     'another hypothesis while a strictly pruned one, close to its single best path, ends where the '
@@ -713,6 +714,7 @@ TEXT = {
                         'decodes it again and exits 0 only if the tokens are the same.'),
     'export.steps': 'Download the steps',
     'export.csv': '{label} (CSV)',
+    'export.json': '{label} (JSON)',
     'export.csv.help': 'The table as CSV, for a spreadsheet or a notebook.',
     'export.failed': ' The last try on this server failed: {why}',
     'export.figure': 'Download figure',
@@ -792,6 +794,9 @@ TEXT = {
     'cost.download_tests': 'Download the tests',
     'cost.numbers.help': 'Every measured point (method, regime, k, n, batch, seconds, µs per draw) as CSV, the regime also in words.',
     'viz.seconds': 'seconds',
+    'cost.download_json': 'Download the whole measurement',
+    'cost.download_json.help': ('Every point, the chi-square tests, the crossovers and the machine checks, in the '
+                                'form `python -m decoding_core study sampling-cost` prints.'),
     'viz.cost.vs_n': 'n draws from one distribution (k = {k:,}); dotted: the cost model through the last point',
     'viz.cost.draws_n': 'draws n',
     'viz.cost.vs_k': '{n:,} draws from one distribution, against its size k',
@@ -1011,12 +1016,13 @@ TEXT = {
     'spec.branch.taken': ('The accepted path left the chain at position {i} through the {source}: {n} token(s) the chain '
                           'alone would not have given (underlined in violet in the text above).'),
     'spec.branch.none': 'The accepted path stayed on the chain.',
-    'spec.branch.residual': ("A branch token's min(1, p/q) cell is the probability it was accepted with: a runner-up "
+    'spec.branch.residual': ("A branch token's min(1, p/q) cell is the probability it was accepted with. A runner-up "
                              "is tried only after the chain's token at its place was rejected, against what the "
-                             'target has left, the residual r = norm(max(0, p − q)), so with min(1, r(y)/q′(y)) '
-                             "(q′: q without the chain's token, the q(y) shown); a lookup token is a single guess, "
-                             'accepted with the probability the target has left for it (r(y) after a rejection beside '
-                             "it, else p(y)). p(y) is the target's before any rejection."),
+                             'target has left, the residual r = norm(max(0, p − q)): min(1, r(y)/q′(y)) (q′: q without '
+                             "the chain's token, the q(y) shown). A lookup token is a single guess, accepted with "
+                             'the probability the target has left for it after the siblings tried before it: p(y) '
+                             "if none, r(y) after the chain's token, norm(max(0, r − q′))(y) after the runner-up "
+                             "too. p(y) is the target's before any rejection."),
     'spec.branch.runner-up': "draft's runner-up leaf",
     'spec.branch.lookup': 'lookup branch',
     'spec.copied': ('{n} of these drafts came from the copy (copy weight {w:g}; {accepted} of them accepted); q(y) is '
