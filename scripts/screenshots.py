@@ -49,6 +49,9 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "compare:zh-present": ("?lang=zh&present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle",
                            ["全部运行"]),
     "compare:present": ("?present=true&cmp_max_new=16&cmp_cols=3&c1=greedy&c2=speculative&c3=eagle", ["Run all"]),
+    "speculative:sample": ("?rule=sample&n_auto=false&n_draft=4&seed=3&spec_lookup=8&prompt=Write%20a%20short%20poem"
+                           "%20about%20rain.", ["Step", "Step", "Step"]),  # a runner-up tested against the residual
+    "compare:bad-link": ("?cmp_cols=2&c1=beam:num_beams=0,rp=0.5&c2=speculative:n_draft=500,rule=topk", []),
     "eagle:end": ("?eagle_max_new=2", ["Step", "Step"]),  # the budget's last token: said, not drawn as a tree
     "glossary": ("", []),
     "glossary:term": ("?term=tau", []),  # a metric's help link: its entry first
@@ -56,6 +59,7 @@ ACTIONS = {  # page[:what] -> (query, buttons to press in order)
     "speculative:sweep": ("?sweep_tokens=32&sweep_repeats=1", ["Run the sweep"]),
     "eagle:measure": ("", ["Measure"]),
     "sampling_cost:measure": ("?cost_budget=0.2", ["Measure"]),
+    "beam:thresholds": ("", ["Measure the thresholds"]),
 }
 
 

@@ -15,7 +15,8 @@ CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 NOTES = ROOT.parent / "shared" / "reference" / "seed-notes-decoding.zh.txt"
 # ids whose text is the same in both languages: names, symbols and technical terms kept as they are
 SAME = {"lang.en", "lang.zh", "p.lang", "page.eagle.title", "p.rp", "p.ap", "p.rpl", "p.mc", "p.verify_k",
-        "p.device.help", "glossary.top-k", "glossary.distinct-n", "export.csv", "glossary.link", "cmp.kind.eagle",
+        "p.device.help", "glossary.top-k", "glossary.distinct-n", "export.csv", "export.json", "glossary.link",
+        "cmp.kind.eagle",
         "cmp.g.distinct", "p.eagle_head.eagle1", "p.eagle_head.eagle3", "p.tree_kind.static", "p.tree_kind.dynamic",
         "core.method.gumbel-max", "core.desc.tree"}  # the last: placeholders only
 
