@@ -140,10 +140,11 @@ def _without_bad_settings(i: int, text: str):
     kept = [item for item in items if item not in bad]
     if any(name not in by_name for _, name, _ in named) or fails(*kept):  # an unknown name, or the rest fails
         return None                                                        # too: the whole column's reason says it
-    for item, name, raw in named:
+    strategy = parse_strategy(f"{kind}: {', '.join(kept)}")
+    for item, name, raw in named:  # the value used: the kind's default, or the line's own where it says it twice
         params.warn(t("warn.link_field", i=i, field=name, raw=params.echo(raw), why=alone[item],
-                      value=_widget_value(KINDS[kind](), by_name[name])))
-    return parse_strategy(f"{kind}: {', '.join(kept)}")
+                      value=_widget_value(strategy, by_name[name])))
+    return strategy
 
 
 def _outside(f: Field, value) -> str | None:

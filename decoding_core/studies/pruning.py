@@ -97,30 +97,33 @@ def pruning_sweep(lm: LoadedModel, prompts: list[list[int]], strategy: Beam, run
         if stopped:
             break
         plain.append(min(twice, key=lambda r: r[1]))  # the faster of two: noise only adds time
+    beams = [replace(base.beam, **setting) for setting in grid]
+    same = set() if stopped else {(g, i) for g, beam in enumerate(beams) for i, p in enumerate(plain)
+                                  if prunes_nothing(p[3], beam)}  # known before any pruned search runs:
+    total = done + len(grid) * len(prompts) - len(same)             # the bar counts only the searches run
+    if not stopped and total == done:  # every setting is the search without pruning: nothing left to run
+        progress(1.0, Msg.of("core.progress.pruning_off"))
     rows, reused = [], 0
-    for setting in grid if not stopped else ():
+    for g, setting in enumerate(grid if not stopped else ()):
         fed = secs = unchanged = lost = 0.0
-        same = 0  # this setting's reused searches (counted once the setting is done: a stopped one has no row)
-        for ids, (p_fed, p_secs, (p_best, p_score), p_history) in zip(prompts, plain):
+        for i, (ids, (p_fed, p_secs, (p_best, p_score), _)) in enumerate(zip(prompts, plain)):
             if should_stop():
                 stopped = True
                 break
-            pruned = replace(base, beam=replace(base.beam, **setting))
-            if prunes_nothing(p_history, pruned.beam):  # the same search: its figures, no time saved
+            if (g, i) in same:  # the search without pruning: its figures, no time saved
                 f, s, best, score = p_fed, p_secs, p_best, p_score
-                same += 1
             else:
-                f, s, (best, score), _ = _run(lm, pruned, run, ids)
+                f, s, (best, score), _ = _run(lm, replace(base, beam=beams[g]), run, ids)
                 if f == p_fed and best == p_best:
                     s = p_secs  # the same work and answer: no time saved, rather than the machine's noise
+                done += 1
+                progress(done / total, label(setting))
             fed, secs = fed + f, secs + s
             unchanged += best == p_best
             lost += max(0.0, p_score - score) if score > float("-inf") else 0.0
-            done += 1
-            progress(done / total, label(setting))
         if stopped:
             break
-        n, reused = len(prompts), reused + same
+        n, reused = len(prompts), reused + sum((g, i) in same for i in range(len(prompts)))
         rows.append(PruningRow({k: setting.get(k) for k in ("rp", "ap", "rpl", "mc")}, label(setting),
                                1 - fed / max(1, sum(p[0] for p in plain)), 1 - secs / max(1e-9, sum(p[1] for p in plain)),
                                unchanged / n, lost / n, setting == PAPER))

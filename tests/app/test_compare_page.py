@@ -65,8 +65,9 @@ def test_a_bad_column_line_in_a_link_is_refused_with_its_reason():
     """A setting that fails the strategy's own check (a beam width 0, N above the largest the settings allow) is
     dropped with its reason and the column keeps its kind and its other settings; a line that cannot be read
     (an unknown setting) falls back to the column's default."""
-    at = open_app("pages/compare.py", {"cmp_cols": "3", "c1": "beam:num_beams=0,rp=0.5",
-                                       "c2": "speculative:n_draft=500,rule=topk", "c3": "greedy:no_such=1"})
+    at = open_app("pages/compare.py", {"cmp_cols": "4", "c1": "beam:num_beams=0,rp=0.5",
+                                       "c2": "speculative:n_draft=500,rule=topk", "c3": "greedy:no_such=1",
+                                       "c4": "speculative:n_draft=4,n_draft=500"})
     text = " ".join(w.value for w in at.warning)
     assert "Column 1: ignored the link's num_beams='0' (beam width must be >= 1, got 0); using 4." in text
     assert at.selectbox(key="cmp1_kind").value == "beam" and at.slider(key="cmp1_beam_beam.rp").value == 0.5
@@ -77,6 +78,7 @@ def test_a_bad_column_line_in_a_link_is_refused_with_its_reason():
     assert at.query_params["c2"] == "speculative:rule=topk"
     assert "column 3" in text and "unknown setting 'no_such'" in text
     assert at.selectbox(key="cmp3_kind").value == "beam"  # column 3's default
+    assert "Column 4: ignored the link's n_draft='500' (draft length N must be <= 32, got 500); using 4." in text
     assert not at.exception
 
 

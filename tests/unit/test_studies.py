@@ -206,7 +206,7 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
                           progress=lambda frac, what: reports.append(frac))
     # the bar moves from the start (before the warm-up search, then after every search) and ends full
     assert reports[0] == 0 and reports == sorted(reports) and reports[-1] == 1
-    assert len(reports) == 1 + len(prompts) * (2 + len(grid))
+    assert len(reports) == 1 + len(prompts) * (2 + len(grid)) - sweep.reused  # a reused search is not run
     assert [r.label for r in sweep.rows] == ["rp 0.9", "rp 0.3", "ap 1", "mc 1", "rp 0.6, ap 2.5, rpl 0.02, mc 3"]
     assert [r.paper for r in sweep.rows] == [False] * 4 + [True]
     assert all(0 <= r.best_unchanged <= 1 and r.expansions_saved <= 1 and r.score_lost >= 0 for r in sweep.rows)
@@ -224,6 +224,11 @@ def test_pruning_sweep_recommends_the_largest_saving_that_keeps_the_answer(targe
     loose = pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=[{"ap": 1000.0}])
     assert loose.rows[0].expansions_saved == 0 and loose.rows[0].best_unchanged == 1
     assert loose.rows[0].time_saved == 0
+    assert loose.reused == len(prompts)  # ap 1000 prunes nothing: the bar ends full without a pruned search
+    ends = []
+    pruning_sweep(target, prompts, Beam(BeamSettings(4)), RunSettings(8), grid=[{"ap": 1000.0}],
+                  progress=lambda frac, what: ends.append(frac))
+    assert ends == sorted(ends) and ends[-1] == 1 and len(ends) == 1 + 2 * len(prompts) + 1
 
 
 @pytest.mark.parametrize("beam", [{}, {"eos_policy": "in-beam"}, {"sample_prefix": 2}, {"early_stopping": True},
