@@ -8,7 +8,7 @@ from decoding_core.studies.sampling_cost import draw_vs_forward, method_name, sa
 from ui import loaders
 from ui.controls import Controls, Param
 from ui.i18n import say, t
-from ui.export import download_json, download_rows
+from ui.export import download_json, download_rows, session_model
 from ui.lab import busy_probe_warning, chart, open_page, table
 from ui.progress import kept, measure
 from viz.sampling_cost import (cost_rows, cost_settings, cost_vs_k_figure, cost_vs_n_figure, decoding_figure,
@@ -69,9 +69,7 @@ def render() -> None:
         table(st, cost_rows(rec))
         with st.container(horizontal=True):
             download_rows(t("numbers.download"), cost_rows(rec, words=True), "cost-numbers", t("cost.numbers.help"))
-            ss = st.session_state
-            settings = cost_settings(rec, P["cost_budget"], lab.seed, ss.get("model", "embedded"),
-                                     ss.get("device", "auto"), ss.get("dtype", "float32"))
+            settings = cost_settings(rec, P["cost_budget"], lab.seed, *session_model())
             download_json(t("cost.download_json"), lambda: study_document(
                 "sampling-cost", rec, settings, lab.prompt, lab.chat, prompt_ids), "cost-measurement",
                 t("cost.download_json.help"))

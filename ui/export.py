@@ -16,12 +16,17 @@ from viz.export import (FORMATS, PNG_SCALE, WIDTH, ExportError, dot_svg, dot_wit
 _FAILED: dict[str, str] = {}  # why the last export of a kind ("figure", "tree") failed here; a success clears it
 
 
+def session_model() -> tuple[str, str, str]:
+    """The model, device and dtype the session asked for, as a downloaded file records them."""
+    ss = st.session_state
+    return ss.get("model", "embedded"), ss.get("device", "auto"), ss.get("dtype", "float32")
+
+
 def download_run(name: str, lab, strategy, run, decoder, steps: list[dict] | None = None,
                  steps_help: str | None = None) -> None:
     """A download button for the run so far (built when clicked, not on every rerun) and, given ``steps`` (table
     rows), a CSV of them beside it."""
-    ss = st.session_state
-    model, device, dtype = ss.get("model", "embedded"), ss.get("device", "auto"), ss.get("dtype", "float32")
+    model, device, dtype = session_model()
 
     def make() -> str:
         return json.dumps(run_record(lab.lm, strategy, run, decoder, lab.prompt, lab.chat, model, device, dtype))
@@ -105,12 +110,9 @@ def download_comparison(lab, columns, run, seeds: int, prompt_ids) -> None:
     again); ``columns``: (column number, strategy, StrategyRun, state, the run settings it ran with)."""
     from decoding_core.export import comparison_record
 
-    ss = st.session_state
-
     def make() -> str:
         return json.dumps(comparison_record(lab.lm, columns, run, seeds, prompt_ids, lab.prompt, lab.chat,
-                                            ss.get("model", "embedded"), ss.get("device", "auto"),
-                                            ss.get("dtype", "float32")))
+                                            *session_model()))
 
     st.download_button(t("export.comparison"), data=make, file_name="decoding-lab-compare.json",
                        mime="application/json", on_click="ignore", icon=":material/download:", key="_dl_compare",
